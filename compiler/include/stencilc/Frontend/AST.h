@@ -1,0 +1,106 @@
+//===- AST.h - Syntax tree of the stencil language --------------*- C++ -*-===//
+//
+// The parser's output: what the user wrote, with locations, before names are
+// resolved. Sema lowers it to the Stencil IR. `--emit=ast` prints it.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STENCILC_FRONTEND_AST_H
+#define STENCILC_FRONTEND_AST_H
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/SMLoc.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace stencilc::ast {
+
+/// A name with the place it was written.
+struct Name {
+  std::string text;
+  llvm::SMLoc loc;
+};
+
+enum class ExprKind {
+  Number, ///< 1, 0.25, 1e-3
+  Ref,    ///< alpha, u (a grid name alone reads the centre point)
+  Index,  ///< u[-1, 0]
+  Unary,  ///< -x
+  Binary, ///< x + y, x - y, x * y, x / y
+  Call,   ///< min(a, b), box(u, 1, [...])
+  List,   ///< [a, b, c], only as a weight table
+};
+
+struct Offset {
+  int64_t value = 0;
+  llvm::SMLoc loc;
+};
+
+struct Expr {
+  ExprKind kind;
+  llvm::SMLoc loc;
+  // Number.
+  double number = 0;
+  bool isInteger = false;
+  std::string spelling;
+  // Ref, Index, Call.
+  std::string name;
+  std::vector<Offset> offsets;
+  // Unary and Binary operator character.
+  char op = 0;
+  // Unary (1), Binary (2), Call arguments, List elements.
+  std::vector<std::unique_ptr<Expr>> args;
+
+  Expr(ExprKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+};
+
+using ExprPtr = std::unique_ptr<Expr>;
+
+struct TypeRef {
+  Name name;
+  int64_t dims = 0; ///< Only for grids: the number in `f32[2]`.
+  llvm::SMLoc dimsLoc;
+};
+
+/// One axis of a boundary declaration: `dirichlet(0.0)`, `periodic`, ...
+struct BoundarySpec {
+  Name kind;
+  std::vector<ExprPtr> args;
+  bool hasParens = false;
+};
+
+enum class DeclKind { Grid, Param, Boundary, Hint, Let, Update };
+
+struct Decl {
+  DeclKind kind;
+  llvm::SMLoc loc;
+  /// Grid names, the boundary's grids, or the single declared name.
+  std::vector<Name> names;
+  TypeRef type;                    ///< Grid, Param.
+  std::vector<BoundarySpec> specs; ///< Boundary.
+  ExprPtr value;                   ///< Param default, hint value, let, update.
+
+  Decl(DeclKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
+};
+
+struct StencilDecl {
+  Name name;
+  llvm::SMLoc loc;
+  std::vector<Decl> decls;
+};
+
+struct Module {
+  std::vector<StencilDecl> stencils;
+  llvm::SMLoc endLoc;
+};
+
+/// Prints the tree as indented S-expressions (the `--emit=ast` format).
+void print(const Module &module, llvm::raw_ostream &os);
+
+} // namespace stencilc::ast
+
+#endif // STENCILC_FRONTEND_AST_H

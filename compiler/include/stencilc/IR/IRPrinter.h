@@ -1,0 +1,27 @@
+//===- IRPrinter.h - Stable text of the Stencil IR --------------*- C++ -*-===//
+
+#ifndef STENCILC_IR_IRPRINTER_H
+#define STENCILC_IR_IRPRINTER_H
+
+#include "stencilc/IR/Stencil.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+
+namespace stencilc {
+
+/// Prints the module in the `--emit=ir` format: declarations, the live
+/// expression nodes in SSA form (%N = op ...), each update's root, and the
+/// linear form where there is one. The text depends only on the IR.
+void printIR(const Module &module, llvm::raw_ostream &os);
+void printIR(const Stencil &stencil, llvm::raw_ostream &os);
+
+/// A number with the fewest digits that read back to the same double.
+std::string formatNumber(double v);
+/// A grid-free node as an infix expression over constants and parameters.
+std::string formatCoefficient(const Stencil &stencil, int node);
+
+} // namespace stencilc
+
+#endif // STENCILC_IR_IRPRINTER_H

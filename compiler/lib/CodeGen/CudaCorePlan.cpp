@@ -1,0 +1,91 @@
+//===- CudaCorePlan.cpp - Tiling and fusion of the CUDA-core path ---------===//
+
+#include "stencilc/CodeGen/CudaCorePlan.h"
+
+#include <algorithm>
+
+using namespace stencilc;
+
+llvm::StringRef stencilc::archName(GpuArch arch) {
+  return arch == GpuArch::SM80 ? "sm_80" : "sm_90";
+}
+
+std::optional<GpuArch> stencilc::parseArch(llvm::StringRef name) {
+  if (name == "sm_80")
+    return GpuArch::SM80;
+  if (name == "sm_90")
+    return GpuArch::SM90;
+  return std::nullopt;
+}
+
+int64_t stencilc::maxSharedBytesPerBlock(GpuArch arch) {
+  // CUDA programming guide, compute capability tables: 163 KB on 8.0,
+  // 227 KB on 9.0.
+  return arch == GpuArch::SM80 ? 163 * 1024 : 227 * 1024;
+}
+
+/// The automatic fusion depth: deep enough that the halo costs a modest
+/// fraction of the tile, shallow enough to keep the recomputed halo cheap.
+/// A placeholder model until the cost model chooses (docs/benchmarks.md).
+static int autoFuse(const Stencil &s) {
+  int r = 0;
+  for (int a = 0; a < s.dims; ++a)
+    r = std::max(r, s.updatedRadius(a));
+  if (r == 0)
+    return 1;
+  switch (s.dims) {
+  case 1:
+    return std::max(1, 8 / r);
+  case 2:
+    return std::max(1, 4 / r);
+  default:
+    return std::max(1, 2 / r);
+  }
+}
+
+static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
+  int64_t elems = 1;
+  for (int a = 0; a < s.dims; ++a)
+    elems *= p.box(a);
+  return 2 * p.numUpdated * elems * elemTypeBytes(s.elemType);
+}
+
+std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
+                                                   std::optional<int> fuse,
+                                                   GpuArch arch,
+                                                   DiagnosticEngine &diags) {
+  CudaCorePlan p;
+  if (!fuse)
+    fuse = s.hints.fuse;
+  p.fuseFromModel = !fuse;
+  p.fuse = fuse ? *fuse : autoFuse(s);
+  for (const Grid &g : s.grids)
+    p.numUpdated += g.updated;
+  for (int a = 0; a < s.dims; ++a)
+    p.radius[a] = s.updatedRadius(a);
+  // Default tiles: long along the contiguous axis for coalesced access.
+  static const std::array<int, kMaxDims> kTiles[kMaxDims] = {
+      {2048, 1, 1}, {32, 128, 1}, {8, 16, 32}};
+  p.tile = kTiles[s.dims - 1];
+  int64_t limit = maxSharedBytesPerBlock(arch);
+  // Halve the largest tile extent until the buffers fit.
+  while (sharedBytes(p, s) > limit) {
+    int axis = 0;
+    for (int a = 1; a < s.dims; ++a)
+      if (p.tile[a] > p.tile[axis])
+        axis = a;
+    if (p.tile[axis] <= 4) {
+      diags.error(s.loc, "fusing " + llvm::Twine(p.fuse) +
+                             " steps of stencil '" + s.name + "' needs " +
+                             llvm::Twine(sharedBytes(p, s)) +
+                             " bytes of shared memory per block even with "
+                             "the smallest tile, more than the " +
+                             llvm::Twine(limit) + " available on " +
+                             archName(arch) + "; lower --fuse");
+      return std::nullopt;
+    }
+    p.tile[axis] /= 2;
+  }
+  p.sharedBytes = sharedBytes(p, s);
+  return p;
+}

@@ -1,0 +1,834 @@
+//===- CudaEmitter.cpp - CUDA C++ from the Stencil IR ---------------------===//
+//
+// The CUDA-core strategy. One thread block owns an output tile and loads it
+// with a halo of fuse * radius points per side into shared memory; it then
+// advances the tile `nt` steps, each step computing a region that shrinks by
+// one radius, and writes the interior back. Boundary conditions are applied
+// on reads, in global coordinates, only in tiles near the domain's edge:
+//   - periodic axes wrap when the tile is loaded, so later steps need nothing;
+//   - dirichlet axes return the constant for reads outside the domain;
+//   - clamp axes move reads outside the domain to the nearest edge point,
+//     which lies inside the same tile and was computed at the same step;
+//   - fixed bands copy their previous value.
+// This reproduces step-by-step application exactly (docs/language.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "stencilc/CodeGen/CudaEmitter.h"
+#include "stencilc/CodeGen/Emitter.h"
+#include "stencilc/IR/IRPrinter.h"
+#include "stencilc/Support/Version.h"
+
+#include <cctype>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <memory>
+
+using namespace stencilc;
+
+namespace {
+
+std::string cppElemType(ElemType t) {
+  switch (t) {
+  case ElemType::F16:
+    return "__half";
+  case ElemType::BF16:
+    return "__nv_bfloat16";
+  case ElemType::F32:
+    return "float";
+  case ElemType::F64:
+    return "double";
+  }
+  return "float";
+}
+
+/// The host type of a parameter field: f64 stays double, the rest float.
+std::string paramFieldType(ElemType t) {
+  return t == ElemType::F64 ? "double" : "float";
+}
+
+std::string ensureFraction(std::string s) {
+  if (s.find_first_of(".eEni") == std::string::npos)
+    s += ".0";
+  return s;
+}
+
+/// A literal that reads back to exactly `v` in the given type.
+std::string literal(double v, bool asFloat) {
+  if (std::isnan(v))
+    return asFloat ? "(__int_as_float(0x7fc00000))" : "(0.0 / 0.0)";
+  if (std::isinf(v))
+    return std::string(v < 0 ? "(-" : "(") +
+           (asFloat ? "__int_as_float(0x7f800000))" : "1.0 / 0.0)");
+  if (!asFloat)
+    return ensureFraction(formatNumber(v));
+  float f = static_cast<float>(v);
+  char buf[64];
+  for (int prec = 1; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(f));
+    if (std::strtof(buf, nullptr) == f)
+      break;
+  }
+  return ensureFraction(buf) + "f";
+}
+
+/// `base + d` written the way a person would.
+std::string plus(const std::string &base, int d) {
+  if (d == 0)
+    return base;
+  return base + (d > 0 ? " + " : " - ") + std::to_string(std::abs(d));
+}
+
+class StencilEmitter {
+public:
+  StencilEmitter(const Stencil &s, const CudaCorePlan &plan,
+                 const CudaOptions &opts, Emitter &out)
+      : s(s), plan(plan), opts(opts), out(out), D(s.dims),
+        elem(cppElemType(s.elemType)),
+        compFloat(computeType(s.elemType) == ElemType::F32),
+        comp(compFloat ? "float" : "double") {
+    for (size_t g = 0; g < s.grids.size(); ++g)
+      (s.grids[g].updated ? updated : readOnly).push_back(static_cast<int>(g));
+  }
+
+  void emitHeaderDecls();
+  void emitSource();
+  void emitDriverProblem();
+
+private:
+  /// Joins f(a) for every axis with `sep`.
+  std::string axes(const std::function<std::string(int)> &f,
+                   const std::string &sep = ", ") const {
+    std::string r;
+    for (int a = 0; a < D; ++a)
+      r += (a ? sep : "") + f(a);
+    return r;
+  }
+  /// Row-major linear index of coordinates named by `coord` with extents
+  /// named by `extent`.
+  std::string linear(const std::function<std::string(int)> &coord,
+                     const std::function<std::string(int)> &extent) const {
+    std::string r = coord(0);
+    for (int a = 1; a < D; ++a)
+      r = (a > 1 ? "(" + r + ")" : r) + " * " + extent(a) + " + " + coord(a);
+    return r;
+  }
+  std::string name(int g) const { return s.grids[g].name; }
+  std::string entrySignature() const;
+  void emitConstants();
+  void emitArgs();
+  void emitGlobalReads();
+  void emitSharedReads();
+  void emitComputeStep();
+  void emitKernel();
+  void emitRun();
+  /// Prints every live node as `const T vN = ...;`, reads through `read`.
+  void emitNodes(bool forDevice,
+                 const std::function<std::string(const Node &)> &read);
+  std::string frozenCondition(int g, const std::string &nExpr) const;
+
+  const Stencil &s;
+  const CudaCorePlan &plan;
+  const CudaOptions &opts;
+  Emitter &out;
+  const int D;
+  const std::string elem;
+  const bool compFloat;
+  const std::string comp;
+  std::vector<int> updated, readOnly;
+};
+
+std::string StencilEmitter::entrySignature() const {
+  std::string sig = "cudaError_t run(";
+  for (size_t g = 0; g < s.grids.size(); ++g)
+    sig += (s.grids[g].updated ? elem + " *" : "const " + elem + " *") +
+           s.grids[g].name + ", ";
+  sig += axes([](int a) { return "long long n" + std::to_string(a); });
+  return sig + ", long long steps";
+}
+
+void StencilEmitter::emitHeaderDecls() {
+  auto ns = out.scope("namespace " + s.name, "} // namespace " + s.name);
+  out.line("/// Run-time parameters, with the defaults of {}.", opts.sourceName);
+  {
+    auto st = out.scope("struct Params", "};");
+    for (const Param &p : s.params)
+      out.line("{} {} = {};", paramFieldType(p.type), p.name,
+               literal(p.defaultValue, p.type != ElemType::F64));
+  }
+  out.blank();
+  out.line("/// Optional scratch buffers, one per updated grid, as large as the "
+           "grid.");
+  out.line("/// A null entry is allocated and freed on the stream by run().");
+  {
+    auto st = out.scope("struct Scratch", "};");
+    for (int g : updated)
+      out.line("{} *{} = nullptr;", elem, name(g));
+  }
+  out.blank();
+  out.line("/// Advances the updated grids of stencil {} by `steps` time steps "
+           "in place.",
+           s.name);
+  out.line("/// Grids are row-major device arrays, the last index contiguous; "
+           "n0 is the");
+  out.line("/// slowest extent. Returns the first CUDA error, or "
+           "cudaErrorInvalidValue for");
+  out.line("/// null grids, non-positive sizes or negative steps. "
+           "Asynchronous on `stream`.");
+  out.line("{},", entrySignature());
+  out.line("                const Params &params = Params(), cudaStream_t "
+           "stream = 0,");
+  out.line("                const Scratch &scratch = Scratch());");
+}
+
+void StencilEmitter::emitConstants() {
+  out.line("using Elem = {};", elem);
+  out.line("using Comp = {};", comp);
+  out.line("constexpr int kFuse = {};", plan.fuse);
+  out.line("constexpr int kThreads = {};", plan.threads);
+  out.line("constexpr int {};", axes([&](int a) {
+             return "kT" + std::to_string(a) + " = " +
+                    std::to_string(plan.tile[a]);
+           }));
+  out.line("constexpr int {};", axes([&](int a) {
+             return "kR" + std::to_string(a) + " = " +
+                    std::to_string(plan.radius[a]);
+           }));
+  // Tiles closer than this to the domain's edge apply boundary conditions.
+  out.line("constexpr int {};", axes([&](int a) {
+             int e = plan.radius[a];
+             for (const Update &u : s.updates)
+               e = std::max({e, u.reachLo[a], u.reachHi[a]});
+             return "kE" + std::to_string(a) + " = " + std::to_string(e);
+           }));
+  out.line("constexpr int {};", axes([](int a) {
+             std::string i = std::to_string(a);
+             return "kH" + i + " = kFuse * kR" + i;
+           }));
+  out.line("constexpr int {};", axes([](int a) {
+             std::string i = std::to_string(a);
+             return "kB" + i + " = kT" + i + " + 2 * kH" + i;
+           }));
+  out.line("constexpr int kBufElems = {};",
+           axes([](int a) { return "kB" + std::to_string(a); }, " * "));
+  out.line("constexpr size_t kSmemBytes = 2 * {} * kBufElems * sizeof(Elem);",
+           updated.size());
+  out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
+           plan.sharedBytes);
+  out.blank();
+}
+
+void StencilEmitter::emitArgs() {
+  auto st = out.scope("struct Args", "};");
+  for (int g : updated)
+    out.line("const Elem *in_{0};\nElem *out_{0};", name(g));
+  for (int g : readOnly)
+    out.line("const Elem *ro_{};", name(g));
+  out.line("long long {};",
+           axes([](int a) { return "n" + std::to_string(a); }));
+  out.line("int nt;");
+  for (const Param &p : s.params)
+    out.line("Comp p_{};", p.name);
+}
+
+void StencilEmitter::emitGlobalReads() {
+  out.line("// Global reads through each grid's boundary conditions: the "
+           "lowest dirichlet");
+  out.line("// axis left decides the value; periodic axes wrap; clamp and "
+           "fixed axes clamp.");
+  for (size_t g = 0; g < s.grids.size(); ++g) {
+    const Grid &grid = s.grids[g];
+    out.line("template <class R, class T>");
+    auto fn = out.scope(
+        "STENCILC_HD R gread_" + grid.name + "(const T *g, " +
+        axes([](int a) { return "long long q" + std::to_string(a); }) + ", " +
+        axes([](int a) { return "long long n" + std::to_string(a); }) + ")");
+    for (int a = 0; a < D; ++a)
+      if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
+        out.line("if (q{0} < 0 || q{0} >= n{0})\n  return R({1});", a,
+                 literal(grid.boundary[a].value, false));
+    for (int a = 0; a < D; ++a) {
+      BoundaryKind k = grid.boundary[a].kind;
+      if (k == BoundaryKind::Periodic)
+        out.line("q{0} = stencilc::rt::wrap(q{0}, n{0});", a);
+      else if (k != BoundaryKind::Dirichlet)
+        out.line("q{0} = stencilc::rt::clampIndex(q{0}, n{0});", a);
+    }
+    out.line("return stencilc::rt::Convert<R>::from(g[{}]);",
+             linear([](int a) { return "q" + std::to_string(a); },
+                    [](int a) { return "n" + std::to_string(a); }));
+  }
+  out.blank();
+}
+
+void StencilEmitter::emitSharedReads() {
+  out.line("// Shared-memory reads of an updated grid at tile coordinates l "
+           "and global q;");
+  out.line("// only tiles at the domain's edge apply boundary conditions.");
+  for (int g : updated) {
+    const Grid &grid = s.grids[g];
+    out.line("template <bool Edge>");
+    auto fn = out.scope(
+        "__device__ __forceinline__ Comp sread_" + grid.name +
+        "(const Elem *s, " +
+        axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
+        axes([](int a) { return "long long q" + std::to_string(a); }) +
+        ", const Args &a)");
+    {
+      auto edge = out.scope("if constexpr (Edge)");
+      for (int a = 0; a < D; ++a)
+        if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
+          out.line("if (q{0} < 0 || q{0} >= a.n{0})\n  return Comp({1});",
+                   a, literal(grid.boundary[a].value, false));
+      for (int a = 0; a < D; ++a) {
+        BoundaryKind k = grid.boundary[a].kind;
+        if (k == BoundaryKind::Clamp || k == BoundaryKind::Fixed)
+          out.line("if (q{0} < 0)\n  l{0} -= static_cast<int>(q{0});\n"
+                   "else if (q{0} >= a.n{0})\n"
+                   "  l{0} -= static_cast<int>(q{0} - (a.n{0} - 1));",
+                   a);
+      }
+      bool any = false;
+      for (int a = 0; a < D; ++a)
+        any |= grid.boundary[a].kind != BoundaryKind::Periodic;
+      if (!any)
+        out.line("// Periodic on every axis: the load already wrapped.");
+    }
+    out.line("return stencilc::rt::Convert<Comp>::from(s[{}]);",
+             linear([](int a) { return "l" + std::to_string(a); },
+                    [](int a) { return "kB" + std::to_string(a); }));
+  }
+  out.blank();
+}
+
+void StencilEmitter::emitNodes(
+    bool forDevice, const std::function<std::string(const Node &)> &read) {
+  std::vector<bool> live = s.graph.reachable(s.roots());
+  bool asFloat = forDevice && compFloat;
+  std::string type = forDevice ? "Comp" : "double";
+  for (size_t i = 0; i < s.graph.size(); ++i) {
+    if (!live[i])
+      continue;
+    const Node &n = s.graph[i];
+    auto v = [](int k) { return "v" + std::to_string(k); };
+    std::string rhs;
+    switch (n.op) {
+    case Op::Const:
+      rhs = literal(n.value, asFloat);
+      break;
+    case Op::Param:
+      rhs = (forDevice ? "a.p_" : "p_") + s.params[n.index].name;
+      break;
+    case Op::Read:
+      rhs = read(n);
+      break;
+    case Op::Neg:
+      rhs = "-" + v(n.lhs);
+      break;
+    case Op::Add:
+      rhs = v(n.lhs) + " + " + v(n.rhs);
+      break;
+    case Op::Sub:
+      rhs = v(n.lhs) + " - " + v(n.rhs);
+      break;
+    case Op::Mul:
+      rhs = v(n.lhs) + " * " + v(n.rhs);
+      break;
+    case Op::Div:
+      rhs = v(n.lhs) + " / " + v(n.rhs);
+      break;
+    case Op::Min:
+    case Op::Max:
+      rhs = "stencilc::rt::" + opName(n.op).str() + "_(" + v(n.lhs) + ", " +
+            v(n.rhs) + ")";
+      break;
+    case Op::Sqrt:
+    case Op::Abs:
+      rhs = "stencilc::rt::" + opName(n.op).str() + "_(" + v(n.lhs) + ")";
+      break;
+    case Op::Pow:
+      rhs = "stencilc::rt::ipow<" + std::to_string(n.exponent) + ">(" +
+            v(n.lhs) + ")";
+      break;
+    }
+    out.line("const {} v{} = {};", type, i, rhs);
+  }
+}
+
+std::string StencilEmitter::frozenCondition(int g,
+                                            const std::string &nPrefix) const {
+  const Grid &grid = s.grids[g];
+  const Update *u = s.updateOf(g);
+  std::string cond;
+  for (int a = 0; a < D; ++a) {
+    if (grid.boundary[a].kind != BoundaryKind::Fixed)
+      continue;
+    std::string n = nPrefix + std::to_string(a);
+    if (nPrefix == "n[")
+      n += "]";
+    cond += std::string(cond.empty() ? "" : " || ") + "g" +
+            std::to_string(a) + " < " + std::to_string(u->reachLo[a]) +
+            " || g" + std::to_string(a) + " >= " + n + " - " +
+            std::to_string(u->reachHi[a]);
+  }
+  return cond;
+}
+
+void StencilEmitter::emitComputeStep() {
+  out.line("// One point of one time step, for every updated grid.");
+  out.line("template <bool Edge>");
+  std::string params;
+  for (int g : updated)
+    params += "const Elem *src_" + name(g) + ", Elem *dst_" + name(g) + ", ";
+  auto fn = out.scope(
+      "__device__ __forceinline__ void computeStep(" + params +
+      axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
+      axes([](int a) { return "long long g" + std::to_string(a); }) +
+      ", const Args &a)");
+  out.line("const int sc_idx = {};",
+           linear([](int a) { return "l" + std::to_string(a); },
+                  [](int a) { return "kB" + std::to_string(a); }));
+  // Points outside the domain along a non-periodic axis hold no value.
+  for (int g : updated) {
+    std::string cond;
+    for (int a = 0; a < D; ++a)
+      if (s.grids[g].boundary[a].kind != BoundaryKind::Periodic)
+        cond += std::string(cond.empty() ? "" : " && ") + "g" +
+                std::to_string(a) + " >= 0 && g" + std::to_string(a) +
+                " < a.n" + std::to_string(a);
+    out.line("const bool keep_{} = !Edge{};", name(g),
+             cond.empty() ? "" : " || (" + cond + ")");
+  }
+  {
+    std::string any;
+    for (int g : updated)
+      any += std::string(any.empty() ? "" : " && ") + "!keep_" + name(g);
+    out.line("if ({})\n  return;", any);
+  }
+  emitNodes(/*forDevice=*/true, [&](const Node &n) {
+    const Grid &grid = s.grids[n.index];
+    if (grid.updated)
+      return "sread_" + grid.name + "<Edge>(src_" + grid.name + ", " +
+             axes([&](int a) { return plus("l" + std::to_string(a), n.offset[a]); }) +
+             ", " +
+             axes([&](int a) { return plus("g" + std::to_string(a), n.offset[a]); }) +
+             ", a)";
+    return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " +
+           axes([&](int a) { return plus("g" + std::to_string(a), n.offset[a]); }) +
+           ", " + axes([](int a) { return "a.n" + std::to_string(a); }) + ")";
+  });
+  for (const Update &u : s.updates) {
+    std::string g = name(u.grid);
+    std::string frozen = frozenCondition(u.grid, "a.n");
+    auto keep = out.scope("if (keep_" + g + ")");
+    if (frozen.empty())
+      out.line("dst_{}[sc_idx] = stencilc::rt::Convert<Elem>::from(v{});", g,
+               u.root);
+    else
+      out.line("dst_{0}[sc_idx] = Edge && ({1}) ? src_{0}[sc_idx] : "
+               "stencilc::rt::Convert<Elem>::from(v{2});",
+               g, frozen, u.root);
+  }
+}
+
+void StencilEmitter::emitKernel() {
+  out.line("__global__ void __launch_bounds__(kThreads) {}_kernel(const Args "
+           "a) {{",
+           s.name);
+  out.indent();
+  out.line("extern __shared__ __align__(16) unsigned char sc_smem[];");
+  for (size_t k = 0; k < updated.size(); ++k)
+    out.line("Elem *const s_{} = reinterpret_cast<Elem *>(sc_smem) + {} * "
+             "kBufElems;",
+             name(updated[k]), 2 * k);
+  out.line("// blockIdx.x numbers the tiles, the last axis fastest.");
+  out.line("long long sc_rest = blockIdx.x;");
+  for (int a = D - 1; a >= 1; --a) {
+    out.line("const long long sc_tiles{0} = (a.n{0} + kT{0} - 1) / kT{0};", a);
+    out.line("const long long o{0} = sc_rest % sc_tiles{0} * kT{0} - kH{0};",
+             a);
+    out.line("sc_rest /= sc_tiles{};", a);
+  }
+  out.line("const long long o0 = sc_rest * kT0 - kH0;");
+  out.blank();
+  out.line("// Load the tile and its halo. Periodic axes wrap here; points "
+           "outside the");
+  out.line("// domain along other axes are never read as values.");
+  {
+    auto loop = out.scope(
+        "for (int i = threadIdx.x; i < kBufElems; i += kThreads)");
+    out.line("int r = i;");
+    for (int a = D - 1; a >= 1; --a)
+      out.line("const int l{0} = r % kB{0};\nr /= kB{0};", a);
+    out.line("const int l0 = r;");
+    for (int g : updated) {
+      const Grid &grid = s.grids[g];
+      auto blk = out.scope("");
+      for (int a = 0; a < D; ++a) {
+        if (grid.boundary[a].kind == BoundaryKind::Periodic)
+          out.line("const long long q{0} = stencilc::rt::wrap(o{0} + l{0}, "
+                   "a.n{0});",
+                   a);
+        else
+          out.line("const long long q{0} = o{0} + l{0};", a);
+      }
+      out.line("const bool in = {};", axes([](int a) {
+                 std::string i = std::to_string(a);
+                 return "q" + i + " >= 0 && q" + i + " < a.n" + i;
+               }, " && "));
+      out.line("s_{}[i] = in ? a.in_{}[{}] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);",
+               grid.name, grid.name,
+               linear([](int a) { return "q" + std::to_string(a); },
+                      [](int a) { return "a.n" + std::to_string(a); }));
+    }
+  }
+  out.line("__syncthreads();");
+  out.line("const bool sc_edge = {};", axes([](int a) {
+             std::string i = std::to_string(a);
+             return "o" + i + " < kE" + i + " || o" + i + " + kB" + i +
+                    " > a.n" + i + " - kE" + i;
+           }, " || "));
+  out.blank();
+  out.line("// Step s is valid on a region that shrinks by one radius per "
+           "step.");
+  {
+    auto steps = out.scope("for (int sc_s = 1; sc_s <= a.nt; ++sc_s)");
+    out.line("const int sc_src = (sc_s - 1) & 1;");
+    for (int g : updated) {
+      out.line("const Elem *const src_{0} = s_{0} + sc_src * kBufElems;",
+               name(g));
+      out.line("Elem *const dst_{0} = s_{0} + (sc_src ^ 1) * kBufElems;",
+               name(g));
+    }
+    for (int a = 0; a < D; ++a)
+      out.line("const int m{0} = (a.nt - sc_s) * kR{0}, lo{0} = kH{0} - m{0}, "
+               "w{0} = kT{0} + 2 * m{0};",
+               a);
+    out.line("const int sc_count = {};",
+             axes([](int a) { return "w" + std::to_string(a); }, " * "));
+    {
+      auto loop =
+          out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
+      out.line("int r = i;");
+      for (int a = D - 1; a >= 1; --a)
+        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
+      out.line("const int l0 = lo0 + r;");
+      out.line("const long long {};", axes([](int a) {
+                 std::string i = std::to_string(a);
+                 return "g" + i + " = o" + i + " + l" + i;
+               }));
+      std::string args;
+      for (int g : updated)
+        args += "src_" + name(g) + ", dst_" + name(g) + ", ";
+      args += axes([](int a) { return "l" + std::to_string(a); }) + ", " +
+              axes([](int a) { return "g" + std::to_string(a); }) + ", a";
+      out.line("if (sc_edge)\n  computeStep<true>({0});\nelse\n"
+               "  computeStep<false>({0});",
+               args);
+    }
+    out.line("__syncthreads();");
+  }
+  out.blank();
+  out.line("// Write the tile's interior.");
+  out.line("const int sc_res = a.nt & 1;");
+  {
+    auto loop = out.scope(
+        "for (int i = threadIdx.x; i < " +
+        axes([](int a) { return "kT" + std::to_string(a); }, " * ") +
+        "; i += kThreads)");
+    out.line("int r = i;");
+    for (int a = D - 1; a >= 1; --a)
+      out.line("const int l{0} = kH{0} + r % kT{0};\nr /= kT{0};", a);
+    out.line("const int l0 = kH0 + r;");
+    out.line("const long long {};", axes([](int a) {
+               std::string i = std::to_string(a);
+               return "g" + i + " = o" + i + " + l" + i;
+             }));
+    auto inside = out.scope("if (" + axes([](int a) {
+                              std::string i = std::to_string(a);
+                              return "g" + i + " < a.n" + i;
+                            }, " && ") + ")");
+    out.line("const int sc_idx = {};",
+             linear([](int a) { return "l" + std::to_string(a); },
+                    [](int a) { return "kB" + std::to_string(a); }));
+    out.line("const long long sc_gidx = {};",
+             linear([](int a) { return "g" + std::to_string(a); },
+                    [](int a) { return "a.n" + std::to_string(a); }));
+    for (int g : updated)
+      out.line("a.out_{0}[sc_gidx] = s_{0}[sc_res * kBufElems + sc_idx];",
+               name(g));
+  }
+  out.dedent();
+  out.line("}}");
+  out.blank();
+}
+
+void StencilEmitter::emitRun() {
+  out.line("{},", entrySignature());
+  out.line("                const Params &params, cudaStream_t stream,");
+  out.line("                const Scratch &scratch) {{");
+  out.indent();
+  std::string nullCheck;
+  for (const Grid &g : s.grids)
+    nullCheck += std::string(nullCheck.empty() ? "" : " || ") + "!" + g.name;
+  out.line("if ({} || {} || steps < 0)\n  return cudaErrorInvalidValue;",
+           nullCheck, axes([](int a) {
+             return "n" + std::to_string(a) + " <= 0";
+           }, " || "));
+  out.line("if (steps == 0)\n  return cudaSuccess;");
+  out.line("const long long sc_points = {};",
+           axes([](int a) { return "n" + std::to_string(a); }, " * "));
+  out.line("const long long sc_tiles = {};", axes([](int a) {
+             std::string i = std::to_string(a);
+             return "((n" + i + " + kT" + i + " - 1) / kT" + i + ")";
+           }, " * "));
+  out.line("if (sc_tiles > 0x7fffffffLL)\n  return "
+           "cudaErrorInvalidConfiguration;");
+  out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel, "
+           "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+           "static_cast<int>(kSmemBytes)));",
+           s.name);
+  for (int g : updated) {
+    out.line("stencilc::rt::ScratchBuffer<Elem> sc_next_{0}(scratch.{0}, "
+             "sc_points, stream);",
+             name(g));
+    out.line("STENCILC_TRY(sc_next_{}.error());", name(g));
+  }
+  out.line("Args a{{}};");
+  for (int g : readOnly)
+    out.line("a.ro_{0} = {0};", name(g));
+  for (int a = 0; a < D; ++a)
+    out.line("a.n{0} = n{0};", a);
+  for (const Param &p : s.params)
+    out.line("a.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});", p.name,
+             cppElemType(p.type));
+  for (int g : updated)
+    out.line("Elem *cur_{0} = {0}, *nxt_{0} = sc_next_{0}.get();", name(g));
+  {
+    auto loop = out.scope(
+        "for (long long sc_done = 0; sc_done < steps; sc_done += a.nt)");
+    out.line("a.nt = static_cast<int>(steps - sc_done < kFuse ? steps - "
+             "sc_done : kFuse);");
+    for (int g : updated)
+      out.line("a.in_{0} = cur_{0};\na.out_{0} = nxt_{0};", name(g));
+    out.line("{}_kernel<<<static_cast<unsigned>(sc_tiles), kThreads, "
+             "kSmemBytes, stream>>>(a);",
+             s.name);
+    out.line("STENCILC_TRY(cudaGetLastError());");
+    for (int g : updated)
+      out.line("std::swap(cur_{0}, nxt_{0});", name(g));
+  }
+  for (int g : updated)
+    out.line("if (cur_{0} != {0})\n  "
+             "STENCILC_TRY(cudaMemcpyAsync({0}, cur_{0}, sc_points * "
+             "sizeof(Elem), cudaMemcpyDeviceToDevice, stream));",
+             name(g));
+  out.line("return cudaSuccess;");
+  out.dedent();
+  out.line("}}");
+}
+
+void StencilEmitter::emitSource() {
+  std::string fusion = std::to_string(plan.fuse) +
+                       (plan.fuseFromModel ? " (automatic)" : " (requested)");
+  out.line("// Stencil {}: {}-D {}, CUDA cores, {} steps fused per pass, tile "
+           "{}, {} bytes of shared memory per block.",
+           s.name, D, elemTypeName(s.elemType).str(), fusion,
+           axes([&](int a) { return std::to_string(plan.tile[a]); }, "x"),
+           plan.sharedBytes);
+  auto ns = out.scope("namespace " + s.name, "} // namespace " + s.name);
+  {
+    auto anon = out.scope("namespace", "} // namespace");
+    emitConstants();
+    emitArgs();
+    out.blank();
+    emitGlobalReads();
+    emitSharedReads();
+    emitComputeStep();
+    out.blank();
+    emitKernel();
+  }
+  out.blank();
+  emitRun();
+}
+
+void StencilEmitter::emitDriverProblem() {
+  auto ns = out.scope("namespace " + s.name + "::driver",
+                      "} // namespace " + s.name + "::driver");
+  auto st = out.scope("struct Problem", "};");
+  out.line("using Elem = {};", elem);
+  out.line("static constexpr const char *kName = \"{}\";", s.name);
+  out.line("static constexpr int kDims = {};", D);
+  out.line("static constexpr int kNumGrids = {};", s.grids.size());
+  std::string flags;
+  for (size_t g = 0; g < s.grids.size(); ++g)
+    flags += std::string(g ? ", " : "") +
+             (s.grids[g].updated ? "true" : "false");
+  out.line("static constexpr bool kUpdated[kNumGrids] = {{{}}};", flags);
+  std::string names;
+  for (size_t g = 0; g < s.grids.size(); ++g)
+    names += std::string(g ? ", " : "") + "\"" + s.grids[g].name + "\"";
+  out.line("static constexpr const char *kGridNames[kNumGrids] = {{{}}};",
+           names);
+  out.line("static constexpr long long kDefaultSteps = {};",
+           s.hints.steps ? *s.hints.steps : 100);
+  out.line("static constexpr int kFuse = {};", plan.fuse);
+  out.blank();
+  {
+    auto fn = out.scope("static cudaError_t run(Elem *const *grids, Elem "
+                        "*const *scratch, const long long *n, long long "
+                        "steps, cudaStream_t stream)");
+    out.line("Scratch sc;");
+    for (int g : updated)
+      out.line("sc.{} = scratch[{}];", name(g), g);
+    std::string args;
+    for (size_t g = 0; g < s.grids.size(); ++g)
+      args += "grids[" + std::to_string(g) + "], ";
+    args += axes([](int a) { return "n[" + std::to_string(a) + "]"; });
+    out.line("return {}::run({}, steps, Params(), stream, sc);", s.name,
+             args);
+  }
+  out.blank();
+  out.line("/// One float64 time step of every updated grid, on the host.");
+  {
+    auto fn = out.scope("static void referenceStep(const double *const *in, "
+                        "double *const *out, const long long *n)");
+    if (!s.params.empty())
+      out.line("const Params params;");
+    for (const Param &p : s.params)
+      out.line("const double p_{0} = stencilc::rt::param<{1}, "
+               "double>(params.{0});",
+               p.name, cppElemType(p.type));
+    std::vector<std::unique_ptr<Emitter::Scope>> loops;
+    for (int a = 0; a < D; ++a)
+      loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
+          "for (long long g" + std::to_string(a) + " = 0; g" +
+          std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
+          std::to_string(a) + ")")));
+    out.line("const long long sc_idx = {};",
+             linear([](int a) { return "g" + std::to_string(a); },
+                    [](int a) { return "n[" + std::to_string(a) + "]"; }));
+    emitNodes(/*forDevice=*/false, [&](const Node &n) {
+      return "gread_" + s.grids[n.index].name + "<double>(in[" +
+             std::to_string(n.index) + "], " +
+             axes([&](int a) {
+               return plus("g" + std::to_string(a), n.offset[a]);
+             }) +
+             ", " +
+             axes([](int a) { return "n[" + std::to_string(a) + "]"; }) + ")";
+    });
+    for (const Update &u : s.updates) {
+      std::string frozen = frozenCondition(u.grid, "n[");
+      if (frozen.empty())
+        out.line("out[{}][sc_idx] = v{};", u.grid, u.root);
+      else
+        out.line("out[{0}][sc_idx] = ({1}) ? in[{0}][sc_idx] : v{2};", u.grid,
+                 frozen, u.root);
+    }
+    while (!loops.empty())
+      loops.pop_back();
+  }
+}
+
+std::string headerGuardName(const std::string &header) {
+  std::string g = "STENCILC_GENERATED_";
+  for (char c : header)
+    g += std::isalnum(static_cast<unsigned char>(c))
+             ? static_cast<char>(std::toupper(static_cast<unsigned char>(c)))
+             : '_';
+  return g;
+}
+
+} // namespace
+
+std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
+                                             const CudaOptions &opts,
+                                             DiagnosticEngine &diags) {
+  std::vector<CudaCorePlan> plans;
+  for (const Stencil &s : module.stencils) {
+    std::optional<CudaCorePlan> p = planCudaCore(s, opts.fuse, opts.arch, diags);
+    if (!p)
+      return std::nullopt;
+    plans.push_back(*p);
+  }
+  std::string banner = fmt::format(
+      "// Generated by stencilc {} from {} for {}. Do not edit.", getVersion(),
+      opts.sourceName, archName(opts.arch).str());
+
+  Emitter h;
+  h.line("{}", banner);
+  std::string guard = headerGuardName(opts.headerName);
+  h.line("#ifndef {0}\n#define {0}", guard);
+  h.blank();
+  h.line("#include <cuda_runtime.h>");
+  bool f16 = false, bf16 = false;
+  for (const Stencil &s : module.stencils) {
+    f16 |= s.elemType == ElemType::F16;
+    bf16 |= s.elemType == ElemType::BF16;
+  }
+  if (bf16)
+    h.line("#include <cuda_bf16.h>");
+  if (f16)
+    h.line("#include <cuda_fp16.h>");
+  h.blank();
+  for (size_t i = 0; i < module.stencils.size(); ++i) {
+    StencilEmitter e(module.stencils[i], plans[i], opts, h);
+    e.emitHeaderDecls();
+    h.blank();
+  }
+  h.line("#endif // {}", guard);
+
+  Emitter c;
+  c.line("{}", banner);
+  c.line("#include \"{}\"", opts.headerName);
+  c.blank();
+  c.line("#include <stencilc/runtime.cuh>");
+  if (opts.emitMain)
+    c.line("#include <stencilc/driver.cuh>");
+  c.line("#include <utility>");
+  c.blank();
+  if (opts.arch == GpuArch::SM80)
+    c.line("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 800 && "
+           "__CUDA_ARCH__ != 900");
+  else
+    c.line("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900");
+  c.line("#error \"{} was generated for {}{}: compile it with {}, or "
+         "regenerate it with stencilc --arch\"",
+         opts.sourceName, archName(opts.arch).str(),
+         opts.arch == GpuArch::SM80 ? " and sm_90" : "",
+         opts.arch == GpuArch::SM80
+             ? "-gencode arch=compute_80,code=sm_80 and/or arch=compute_90,"
+               "code=sm_90"
+             : "-gencode arch=compute_90,code=sm_90");
+  c.line("#endif");
+  c.blank();
+  for (size_t i = 0; i < module.stencils.size(); ++i) {
+    StencilEmitter e(module.stencils[i], plans[i], opts, c);
+    e.emitSource();
+    c.blank();
+  }
+  if (opts.emitMain) {
+    for (size_t i = 0; i < module.stencils.size(); ++i) {
+      StencilEmitter e(module.stencils[i], plans[i], opts, c);
+      e.emitDriverProblem();
+      c.blank();
+    }
+    auto fn = c.scope("int main(int argc, char **argv)");
+    c.line("const char *which = stencilc::rt::stencilArg(argc, argv);");
+    std::string names;
+    for (const Stencil &s : module.stencils) {
+      c.line("if (!which || std::strcmp(which, \"{0}\") == 0)\n  return "
+             "stencilc::rt::driverMain<{0}::driver::Problem>(argc, argv);",
+             s.name);
+      names += (names.empty() ? "" : " ") + s.name;
+    }
+    c.line("std::fprintf(stderr, \"error: unknown --stencil '%s'; this "
+           "program has: {}\\n\", which);",
+           names);
+    c.line("return 2;");
+  }
+  return CudaOutput{h.str(), c.str()};
+}

@@ -1,0 +1,470 @@
+//===- Parser.cpp - Recursive-descent parser for .st files ----------------===//
+
+#include "stencilc/Frontend/Parser.h"
+
+#include <cmath>
+
+using namespace stencilc;
+using namespace stencilc::ast;
+
+bool Parser::consumeIf(TokenKind kind) {
+  if (!tok.is(kind))
+    return false;
+  consume();
+  return true;
+}
+
+bool Parser::expect(TokenKind kind, llvm::StringRef context) {
+  if (consumeIf(kind))
+    return true;
+  // The lexer already reported a malformed token.
+  if (!tok.is(TokenKind::Error))
+    diags.error(tok.loc, "expected " + tokenKindSpelling(kind) + " " + context);
+  return false;
+}
+
+void Parser::recoverToDeclEnd() {
+  int depth = 0;
+  while (!tok.is(TokenKind::Eof)) {
+    if (tok.is(TokenKind::LParen) || tok.is(TokenKind::LBracket) ||
+        tok.is(TokenKind::LBrace))
+      ++depth;
+    else if (tok.is(TokenKind::RParen) || tok.is(TokenKind::RBracket))
+      depth = depth > 0 ? depth - 1 : 0;
+    else if (tok.is(TokenKind::RBrace)) {
+      if (depth == 0)
+        return; // The enclosing stencil's closing brace.
+      --depth;
+    } else if (tok.is(TokenKind::Semicolon) && depth == 0) {
+      consume();
+      return;
+    }
+    consume();
+  }
+}
+
+bool Parser::checkDepth(int depth) {
+  if (depth <= kMaxDepth)
+    return true;
+  diags.error(tok.loc, "expression is nested more than " +
+                           llvm::Twine(kMaxDepth) + " levels deep");
+  return false;
+}
+
+/// module ::= stencil*
+Module Parser::parseModule() {
+  Module module;
+  while (!tok.is(TokenKind::Eof)) {
+    if (tok.is(TokenKind::KwStencil)) {
+      module.stencils.push_back(parseStencil());
+      continue;
+    }
+    if (!tok.is(TokenKind::Error))
+      diags.error(tok.loc, "expected 'stencil' at top level");
+    // Skip to the next 'stencil' keyword.
+    consume();
+    while (!tok.is(TokenKind::Eof) && !tok.is(TokenKind::KwStencil))
+      consume();
+    if (diags.errorCount() > DiagnosticEngine::kMaxErrors)
+      break;
+  }
+  module.endLoc = tok.loc;
+  return module;
+}
+
+/// stencil ::= 'stencil' IDENT '{' decl* '}'
+StencilDecl Parser::parseStencil() {
+  StencilDecl s;
+  s.loc = tok.loc;
+  consume(); // 'stencil'
+  if (tok.is(TokenKind::Identifier)) {
+    s.name = {tok.text.str(), tok.loc};
+    consume();
+  } else {
+    expect(TokenKind::Identifier, "after 'stencil' (the stencil's name)");
+    s.name = {"", s.loc};
+  }
+  if (!expect(TokenKind::LBrace, "to open the stencil body")) {
+    // Skip this stencil entirely.
+    while (!tok.is(TokenKind::Eof) && !tok.is(TokenKind::KwStencil))
+      consume();
+    return s;
+  }
+  while (!tok.is(TokenKind::RBrace) && !tok.is(TokenKind::Eof) &&
+         !tok.is(TokenKind::KwStencil)) {
+    if (!parseDecl(s.decls))
+      recoverToDeclEnd();
+    if (diags.errorCount() > DiagnosticEngine::kMaxErrors)
+      return s;
+  }
+  if (tok.is(TokenKind::RBrace))
+    consume();
+  else
+    diags.error(tok.loc, "expected '}' to close stencil '" + s.name.text + "'");
+  return s;
+}
+
+/// decl ::= gridDecl | paramDecl | boundaryDecl | hintDecl | letDecl | update
+bool Parser::parseDecl(std::vector<Decl> &decls) {
+  switch (tok.kind) {
+  case TokenKind::KwGrid:
+    return parseGridDecl(decls);
+  case TokenKind::KwParam:
+    return parseParamDecl(decls);
+  case TokenKind::KwBoundary:
+    return parseBoundaryDecl(decls);
+  case TokenKind::KwHint:
+    return parseHintDecl(decls);
+  case TokenKind::KwLet:
+    return parseLetDecl(decls);
+  case TokenKind::Identifier:
+    return parseUpdate(decls);
+  case TokenKind::Error:
+    consume();
+    return false;
+  default:
+    diags.error(tok.loc, "expected a declaration (grid, param, boundary, "
+                         "hint, let) or an update such as u' = ...;");
+    consume();
+    return false;
+  }
+}
+
+/// nameList ::= IDENT (',' IDENT)*
+bool Parser::parseNameList(std::vector<Name> &names, llvm::StringRef what) {
+  do {
+    if (!tok.is(TokenKind::Identifier))
+      return expect(TokenKind::Identifier, what);
+    names.push_back({tok.text.str(), tok.loc});
+    consume();
+  } while (consumeIf(TokenKind::Comma));
+  return true;
+}
+
+/// type ::= IDENT ('[' INT ']')?
+bool Parser::parseType(TypeRef &type, bool withDims) {
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "(an element type: f16, bf16, f32 "
+                                         "or f64)");
+  type.name = {tok.text.str(), tok.loc};
+  consume();
+  if (!withDims)
+    return true;
+  if (!expect(TokenKind::LBracket,
+              "after the element type (write the number of dimensions as "
+              "f32[2])"))
+    return false;
+  type.dimsLoc = tok.loc;
+  if (!tok.is(TokenKind::Integer))
+    return expect(TokenKind::Integer, "(the number of dimensions)");
+  if (tok.text.getAsInteger(10, type.dims))
+    type.dims = INT64_MAX;
+  consume();
+  return expect(TokenKind::RBracket, "after the number of dimensions");
+}
+
+/// gridDecl ::= 'grid' IDENT (',' IDENT)* ':' type '[' INT ']' ';'
+bool Parser::parseGridDecl(std::vector<Decl> &decls) {
+  Decl d(DeclKind::Grid, tok.loc);
+  consume();
+  if (!parseNameList(d.names, "(a grid name)") ||
+      !expect(TokenKind::Colon, "after the grid name") ||
+      !parseType(d.type, /*withDims=*/true) ||
+      !expect(TokenKind::Semicolon, "after the grid declaration"))
+    return false;
+  decls.push_back(std::move(d));
+  return true;
+}
+
+/// paramDecl ::= 'param' IDENT ':' type ('=' expr)? ';'
+bool Parser::parseParamDecl(std::vector<Decl> &decls) {
+  Decl d(DeclKind::Param, tok.loc);
+  consume();
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "(a parameter name)");
+  d.names.push_back({tok.text.str(), tok.loc});
+  consume();
+  if (!expect(TokenKind::Colon, "after the parameter name") ||
+      !parseType(d.type, /*withDims=*/false))
+    return false;
+  if (consumeIf(TokenKind::Equal)) {
+    d.value = parseExpr(0);
+    if (!d.value)
+      return false;
+  }
+  if (!expect(TokenKind::Semicolon, "after the parameter declaration"))
+    return false;
+  decls.push_back(std::move(d));
+  return true;
+}
+
+/// boundaryDecl ::= 'boundary' IDENT (',' IDENT)* ':' spec (',' spec)* ';'
+/// spec         ::= IDENT ('(' (expr (',' expr)*)? ')')?
+bool Parser::parseBoundaryDecl(std::vector<Decl> &decls) {
+  Decl d(DeclKind::Boundary, tok.loc);
+  consume();
+  if (!parseNameList(d.names, "(a grid name)") ||
+      !expect(TokenKind::Colon, "after the grid names of a boundary"))
+    return false;
+  do {
+    if (!tok.is(TokenKind::Identifier))
+      return expect(TokenKind::Identifier,
+                    "(a boundary condition: dirichlet(c), periodic, clamp or "
+                    "fixed)");
+    BoundarySpec spec;
+    spec.kind = {tok.text.str(), tok.loc};
+    consume();
+    if (consumeIf(TokenKind::LParen)) {
+      spec.hasParens = true;
+      if (!tok.is(TokenKind::RParen)) {
+        do {
+          ExprPtr e = parseExpr(0);
+          if (!e)
+            return false;
+          spec.args.push_back(std::move(e));
+        } while (consumeIf(TokenKind::Comma));
+      }
+      if (!expect(TokenKind::RParen, "to close the boundary condition"))
+        return false;
+    }
+    d.specs.push_back(std::move(spec));
+  } while (consumeIf(TokenKind::Comma));
+  if (!expect(TokenKind::Semicolon, "after the boundary declaration"))
+    return false;
+  decls.push_back(std::move(d));
+  return true;
+}
+
+/// hintDecl ::= 'hint' IDENT '=' expr ';'
+bool Parser::parseHintDecl(std::vector<Decl> &decls) {
+  Decl d(DeclKind::Hint, tok.loc);
+  consume();
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "(a hint name such as fuse)");
+  d.names.push_back({tok.text.str(), tok.loc});
+  consume();
+  if (!expect(TokenKind::Equal, "after the hint name"))
+    return false;
+  d.value = parseExpr(0);
+  if (!d.value || !expect(TokenKind::Semicolon, "after the hint"))
+    return false;
+  decls.push_back(std::move(d));
+  return true;
+}
+
+/// letDecl ::= 'let' IDENT '=' expr ';'
+bool Parser::parseLetDecl(std::vector<Decl> &decls) {
+  Decl d(DeclKind::Let, tok.loc);
+  consume();
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier, "(the name of the let)");
+  d.names.push_back({tok.text.str(), tok.loc});
+  consume();
+  if (!expect(TokenKind::Equal, "after the name of the let"))
+    return false;
+  d.value = parseExpr(0);
+  if (!d.value || !expect(TokenKind::Semicolon, "after the let"))
+    return false;
+  decls.push_back(std::move(d));
+  return true;
+}
+
+/// update ::= IDENT ''' '=' expr ';'
+bool Parser::parseUpdate(std::vector<Decl> &decls) {
+  Decl d(DeclKind::Update, tok.loc);
+  d.names.push_back({tok.text.str(), tok.loc});
+  consume();
+  if (!tok.is(TokenKind::Prime)) {
+    if (!tok.is(TokenKind::Error))
+      diags.error(tok.loc, "expected ''' after '" + d.names[0].text +
+                               "' (an update is written " + d.names[0].text +
+                               "' = ...;)");
+    return false;
+  }
+  consume();
+  if (!expect(TokenKind::Equal, "after the updated grid"))
+    return false;
+  d.value = parseExpr(0);
+  if (!d.value || !expect(TokenKind::Semicolon, "after the update"))
+    return false;
+  decls.push_back(std::move(d));
+  return true;
+}
+
+/// expr ::= term (('+' | '-') term)*
+ExprPtr Parser::parseExpr(int depth) {
+  if (!checkDepth(depth))
+    return nullptr;
+  ExprPtr lhs = parseTerm(depth + 1);
+  while (lhs && (tok.is(TokenKind::Plus) || tok.is(TokenKind::Minus))) {
+    auto bin = std::make_unique<Expr>(ExprKind::Binary, tok.loc);
+    bin->op = tok.text[0];
+    consume();
+    ExprPtr rhs = parseTerm(depth + 1);
+    if (!rhs)
+      return nullptr;
+    bin->args.push_back(std::move(lhs));
+    bin->args.push_back(std::move(rhs));
+    lhs = std::move(bin);
+    // A long chain builds a deep left spine: count it against the limit.
+    if (!checkDepth(++depth))
+      return nullptr;
+  }
+  return lhs;
+}
+
+/// term ::= unary (('*' | '/') unary)*
+ExprPtr Parser::parseTerm(int depth) {
+  if (!checkDepth(depth))
+    return nullptr;
+  ExprPtr lhs = parseUnary(depth + 1);
+  while (lhs && (tok.is(TokenKind::Star) || tok.is(TokenKind::Slash))) {
+    auto bin = std::make_unique<Expr>(ExprKind::Binary, tok.loc);
+    bin->op = tok.text[0];
+    consume();
+    ExprPtr rhs = parseUnary(depth + 1);
+    if (!rhs)
+      return nullptr;
+    bin->args.push_back(std::move(lhs));
+    bin->args.push_back(std::move(rhs));
+    lhs = std::move(bin);
+    if (!checkDepth(++depth))
+      return nullptr;
+  }
+  return lhs;
+}
+
+/// unary ::= ('-' | '+') unary | primary
+ExprPtr Parser::parseUnary(int depth) {
+  if (!checkDepth(depth))
+    return nullptr;
+  if (tok.is(TokenKind::Minus) || tok.is(TokenKind::Plus)) {
+    auto un = std::make_unique<Expr>(ExprKind::Unary, tok.loc);
+    un->op = tok.text[0];
+    consume();
+    ExprPtr operand = parseUnary(depth + 1);
+    if (!operand)
+      return nullptr;
+    un->args.push_back(std::move(operand));
+    return un;
+  }
+  return parsePrimary(depth + 1);
+}
+
+ExprPtr Parser::parseNumber() {
+  auto num = std::make_unique<Expr>(ExprKind::Number, tok.loc);
+  num->spelling = tok.text.str();
+  num->isInteger = tok.is(TokenKind::Integer);
+  if (tok.text.getAsDouble(num->number, /*AllowInexact=*/true) ||
+      !std::isfinite(num->number)) {
+    diags.error(tok.loc, "number '" + tok.text + "' is out of range");
+    return nullptr;
+  }
+  consume();
+  return num;
+}
+
+/// offsets ::= '[' signedInt (',' signedInt)* ']'
+bool Parser::parseOffsets(Expr &index) {
+  consume(); // '['
+  do {
+    Offset off;
+    off.loc = tok.loc;
+    bool negative = false;
+    if (tok.is(TokenKind::Minus) || tok.is(TokenKind::Plus)) {
+      negative = tok.is(TokenKind::Minus);
+      consume();
+    }
+    if (!tok.is(TokenKind::Integer)) {
+      if (!tok.is(TokenKind::Error))
+        diags.error(tok.loc, "grid offset must be an integer constant such as "
+                             "-1, 0 or 2");
+      return false;
+    }
+    uint64_t magnitude = 0;
+    if (tok.text.getAsInteger(10, magnitude) || magnitude > (1u << 30)) {
+      // Far past any legal radius; sema reports the radius itself.
+      magnitude = 1u << 30;
+    }
+    off.value = negative ? -static_cast<int64_t>(magnitude)
+                         : static_cast<int64_t>(magnitude);
+    consume();
+    index.offsets.push_back(off);
+  } while (consumeIf(TokenKind::Comma));
+  return expect(TokenKind::RBracket, "to close the grid offsets");
+}
+
+/// callArgs ::= '(' (expr (',' expr)*)? ')'
+bool Parser::parseCallArgs(Expr &call, int depth) {
+  consume(); // '('
+  if (consumeIf(TokenKind::RParen))
+    return true;
+  do {
+    ExprPtr arg = parseExpr(depth + 1);
+    if (!arg)
+      return false;
+    call.args.push_back(std::move(arg));
+  } while (consumeIf(TokenKind::Comma));
+  return expect(TokenKind::RParen, "to close the argument list");
+}
+
+/// primary ::= NUMBER | IDENT | IDENT offsets | IDENT callArgs
+///           | '(' expr ')' | '[' expr (',' expr)* ']'
+ExprPtr Parser::parsePrimary(int depth) {
+  if (!checkDepth(depth))
+    return nullptr;
+  switch (tok.kind) {
+  case TokenKind::Integer:
+  case TokenKind::Float:
+    return parseNumber();
+  case TokenKind::Identifier: {
+    llvm::SMLoc loc = tok.loc;
+    std::string name = tok.text.str();
+    consume();
+    if (tok.is(TokenKind::LBracket)) {
+      auto index = std::make_unique<Expr>(ExprKind::Index, loc);
+      index->name = name;
+      if (!parseOffsets(*index))
+        return nullptr;
+      return index;
+    }
+    if (tok.is(TokenKind::LParen)) {
+      auto call = std::make_unique<Expr>(ExprKind::Call, loc);
+      call->name = name;
+      if (!parseCallArgs(*call, depth))
+        return nullptr;
+      return call;
+    }
+    auto ref = std::make_unique<Expr>(ExprKind::Ref, loc);
+    ref->name = name;
+    return ref;
+  }
+  case TokenKind::LParen: {
+    consume();
+    ExprPtr inner = parseExpr(depth + 1);
+    if (!inner || !expect(TokenKind::RParen, "to close the parenthesis"))
+      return nullptr;
+    return inner;
+  }
+  case TokenKind::LBracket: {
+    auto list = std::make_unique<Expr>(ExprKind::List, tok.loc);
+    consume();
+    if (!tok.is(TokenKind::RBracket)) {
+      do {
+        ExprPtr e = parseExpr(depth + 1);
+        if (!e)
+          return nullptr;
+        list->args.push_back(std::move(e));
+      } while (consumeIf(TokenKind::Comma));
+    }
+    if (!expect(TokenKind::RBracket, "to close the weight table"))
+      return nullptr;
+    return list;
+  }
+  case TokenKind::Error:
+    return nullptr;
+  default:
+    diags.error(tok.loc, "expected an expression");
+    return nullptr;
+  }
+}

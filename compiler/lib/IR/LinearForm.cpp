@@ -1,0 +1,192 @@
+//===- LinearForm.cpp - Extracting taps from an update --------------------===//
+
+#include "stencilc/IR/LinearForm.h"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+using namespace stencilc;
+
+namespace {
+using TapKey = std::tuple<int, int, int, int>;
+/// Affine form under construction: taps and constant are grid-free nodes.
+struct Affine {
+  std::map<TapKey, int> taps;
+  int constant = -1;
+};
+} // namespace
+
+static int addOpt(ExprGraph &g, int a, int b) {
+  if (a < 0)
+    return b;
+  if (b < 0)
+    return a;
+  return g.binary(Op::Add, a, b);
+}
+
+static bool isConst(const ExprGraph &g, int node, double v) {
+  return g[node].op == Op::Const && g[node].value == v;
+}
+
+/// coeff op c, without the multiplications by one that tap extraction would
+/// otherwise leave in every coefficient (x * 1 and x / 1 are exact).
+static int combine(ExprGraph &g, int coeff, int c, Op op) {
+  if (isConst(g, c, 1.0))
+    return coeff;
+  if (op == Op::Mul && isConst(g, coeff, 1.0))
+    return c;
+  if (op == Op::Mul && isConst(g, c, -1.0))
+    return g.unary(Op::Neg, coeff);
+  return g.binary(op, coeff, c);
+}
+
+static Affine scale(ExprGraph &g, const Affine &f, int c, Op op) {
+  Affine out;
+  for (const auto &[k, coeff] : f.taps)
+    out.taps[k] = combine(g, coeff, c, op);
+  if (f.constant >= 0)
+    out.constant = combine(g, f.constant, c, op);
+  return out;
+}
+
+std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
+                                                      int root) {
+  std::vector<bool> live = graph.reachable({root});
+  // Node indices are topological: one forward sweep suffices. Nodes added
+  // for coefficients lie past `n` and are never visited.
+  size_t n = static_cast<size_t>(root) + 1;
+  std::vector<std::optional<Affine>> form(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!live[i])
+      continue;
+    Node node = graph[i];
+    Affine f;
+    if (graph.isGridFree(i)) {
+      f.constant = static_cast<int>(i);
+      form[i] = std::move(f);
+      continue;
+    }
+    auto lhs = node.lhs >= 0 ? form[node.lhs] : std::nullopt;
+    auto rhs = node.rhs >= 0 ? form[node.rhs] : std::nullopt;
+    switch (node.op) {
+    case Op::Read:
+      f.taps[{node.index, node.offset[0], node.offset[1], node.offset[2]}] =
+          graph.constant(1.0);
+      break;
+    case Op::Neg:
+      if (!lhs)
+        return std::nullopt;
+      f = scale(graph, *lhs, graph.constant(-1.0), Op::Mul);
+      break;
+    case Op::Add:
+    case Op::Sub: {
+      if (!lhs || !rhs)
+        return std::nullopt;
+      f = *lhs;
+      Affine r = node.op == Op::Sub ? scale(graph, *rhs, graph.constant(-1.0),
+                                            Op::Mul)
+                                    : *rhs;
+      for (const auto &[k, coeff] : r.taps)
+        f.taps[k] = addOpt(graph, f.taps.count(k) ? f.taps[k] : -1, coeff);
+      f.constant = addOpt(graph, f.constant, r.constant);
+      break;
+    }
+    case Op::Mul:
+      if (!lhs || !rhs)
+        return std::nullopt;
+      if (lhs->taps.empty())
+        f = scale(graph, *rhs, lhs->constant, Op::Mul);
+      else if (rhs->taps.empty())
+        f = scale(graph, *lhs, rhs->constant, Op::Mul);
+      else
+        return std::nullopt;
+      break;
+    case Op::Div:
+      if (!lhs || !rhs || !rhs->taps.empty())
+        return std::nullopt;
+      f = scale(graph, *lhs, rhs->constant, Op::Div);
+      break;
+    default:
+      // min, max, sqrt, abs and pow of a grid read are not affine.
+      return std::nullopt;
+    }
+    form[i] = std::move(f);
+  }
+  if (!form[root])
+    return std::nullopt;
+  LinearForm out;
+  for (const auto &[k, coeff] : form[root]->taps) {
+    // A tap whose coefficient folded to exactly zero is no tap.
+    if (graph[coeff].op == Op::Const && graph[coeff].value == 0.0)
+      continue;
+    Tap t;
+    t.grid = std::get<0>(k);
+    t.offset = {std::get<1>(k), std::get<2>(k), std::get<3>(k)};
+    t.coeff = coeff;
+    out.taps.push_back(t);
+  }
+  out.constant = form[root]->constant;
+  if (out.constant >= 0 && graph[out.constant].op == Op::Const &&
+      graph[out.constant].value == 0.0)
+    out.constant = -1;
+  return out;
+}
+
+double stencilc::evaluateGridFree(const ExprGraph &graph, int node,
+                                  const std::vector<double> &params) {
+  std::vector<bool> live = graph.reachable({node});
+  std::vector<double> v(node + 1, 0.0);
+  for (int i = 0; i <= node; ++i) {
+    if (!live[i])
+      continue;
+    const Node &n = graph[i];
+    double a = n.lhs >= 0 ? v[n.lhs] : 0, b = n.rhs >= 0 ? v[n.rhs] : 0;
+    switch (n.op) {
+    case Op::Const:
+      v[i] = n.value;
+      break;
+    case Op::Param:
+      v[i] = params[n.index];
+      break;
+    case Op::Read:
+      v[i] = NAN; // Not grid-free; callers never pass such a node.
+      break;
+    case Op::Neg:
+      v[i] = -a;
+      break;
+    case Op::Add:
+      v[i] = a + b;
+      break;
+    case Op::Sub:
+      v[i] = a - b;
+      break;
+    case Op::Mul:
+      v[i] = a * b;
+      break;
+    case Op::Div:
+      v[i] = a / b;
+      break;
+    case Op::Min:
+      v[i] = std::fmin(a, b);
+      break;
+    case Op::Max:
+      v[i] = std::fmax(a, b);
+      break;
+    case Op::Sqrt:
+      v[i] = std::sqrt(a);
+      break;
+    case Op::Abs:
+      v[i] = std::fabs(a);
+      break;
+    case Op::Pow: {
+      double r = 1;
+      for (int k = 0; k < std::abs(n.exponent); ++k)
+        r *= a;
+      v[i] = n.exponent < 0 ? 1 / r : r;
+      break;
+    }
+    }
+  }
+  return v[node];
+}

@@ -1,0 +1,230 @@
+//===- stencilc.cpp - The stencilc compiler driver ------------------------===//
+//
+// Reads one .st file and writes what --emit asks for. Output files appear
+// only when compilation succeeded: they are written to temporary files and
+// renamed into place at the end. Exit codes: 0 success; 1 an error in the
+// input or on the command line.
+//
+//===----------------------------------------------------------------------===//
+
+#include "stencilc/CodeGen/CudaEmitter.h"
+#include "stencilc/Frontend/Compile.h"
+#include "stencilc/IR/IRPrinter.h"
+#include "stencilc/Support/Diagnostics.h"
+#include "stencilc/Support/Version.h"
+
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <string>
+#include <vector>
+
+using namespace stencilc;
+namespace cl = llvm::cl;
+
+namespace {
+
+enum class EmitKind { AST, IR, Cuda };
+
+cl::OptionCategory outputCat("Output");
+cl::OptionCategory codegenCat("Code generation");
+
+cl::opt<std::string> inputFile(cl::Positional, cl::desc("<input.st>"),
+                               cl::Required, cl::cat(outputCat));
+
+cl::opt<std::string> outputFile(
+    "o", cl::value_desc("file"), cl::cat(outputCat),
+    cl::desc("Write to <file>; '-' is standard output. For --emit=cuda the "
+             "header goes beside it with extension .h (default: the "
+             "input's name with .cu, in the current directory); for ast and "
+             "ir the default is standard output"));
+
+cl::opt<EmitKind> emitKind(
+    "emit", cl::desc("What to produce"), cl::init(EmitKind::Cuda),
+    cl::cat(outputCat),
+    cl::values(clEnumValN(EmitKind::AST, "ast", "the syntax tree"),
+               clEnumValN(EmitKind::IR, "ir",
+                          "the Stencil IR, with linear forms"),
+               clEnumValN(EmitKind::Cuda, "cuda",
+                          "CUDA C++ source and header (default)")));
+
+cl::opt<bool> emitMain(
+    "emit-main", cl::cat(outputCat),
+    cl::desc("Add a standalone main(): random input, --check against a "
+             "float64 CPU reference, and a GStencils/s report"));
+
+cl::opt<std::string> archOpt("arch", cl::init("sm_90"),
+                             cl::value_desc("sm_80|sm_90"),
+                             cl::cat(codegenCat),
+                             cl::desc("GPU architecture to generate for "
+                                      "(default sm_90; sm_80 code also runs "
+                                      "on sm_90)"));
+
+cl::opt<std::string> fuseOpt(
+    "fuse", cl::init(""), cl::value_desc("N|auto"), cl::cat(codegenCat),
+    cl::desc("Time steps fused into one pass (temporal blocking), 1 to 64; "
+             "overrides the source's 'hint fuse'. auto: chosen by the "
+             "compiler"));
+
+cl::opt<std::string> typeOpt(
+    "type", cl::init(""), cl::value_desc("f16|bf16|f32|f64"),
+    cl::cat(codegenCat),
+    cl::desc("Element type of every grid, overriding the source"));
+
+void printVersion(llvm::raw_ostream &os) {
+  os << "stencilc " << getVersion() << "\n  LLVM " << getLLVMVersion()
+     << "\n  targets: " << getSupportedArchs() << "\n";
+}
+
+/// The path with its extension replaced by `ext` (".h").
+std::string withExtension(llvm::StringRef path, llvm::StringRef ext) {
+  llvm::SmallString<256> p(path);
+  llvm::sys::path::replace_extension(p, ext);
+  return std::string(p);
+}
+
+/// Writes every (path, text) pair, or none: each goes to a temporary file
+/// beside its target first, and all are renamed only when all were written.
+bool writeAll(const std::vector<std::pair<std::string, std::string>> &files,
+              DiagnosticEngine &diags) {
+  std::vector<std::string> temps;
+  auto cleanup = [&] {
+    for (const std::string &t : temps)
+      llvm::sys::fs::remove(t);
+  };
+  for (const auto &[path, text] : files) {
+    int fd;
+    llvm::SmallString<256> temp;
+    if (std::error_code ec =
+            llvm::sys::fs::createUniqueFile(path + "-%%%%%%.tmp", fd, temp)) {
+      diags.error("cannot write '" + path + "': " + ec.message());
+      cleanup();
+      return false;
+    }
+    temps.push_back(std::string(temp));
+    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
+    os << text;
+    os.close();
+    if (os.has_error()) {
+      diags.error("cannot write '" + path + "': " + os.error().message());
+      os.clear_error();
+      cleanup();
+      return false;
+    }
+  }
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (std::error_code ec = llvm::sys::fs::rename(temps[i], files[i].first)) {
+      diags.error("cannot write '" + files[i].first + "': " + ec.message());
+      cleanup();
+      return false;
+    }
+  }
+  return true;
+}
+
+int compile(DiagnosticEngine &diags) {
+  std::optional<GpuArch> arch = parseArch(archOpt);
+  if (!arch) {
+    diags.error("unsupported --arch '" + archOpt +
+                "'; expected sm_80 or sm_90");
+    return 1;
+  }
+  std::optional<int> fuse;
+  if (!fuseOpt.empty() && fuseOpt != "auto") {
+    int n = 0;
+    if (llvm::StringRef(fuseOpt).getAsInteger(10, n) || n < 1 || n > 64) {
+      diags.error("--fuse takes an integer from 1 to 64, or auto, not '" +
+                  fuseOpt + "'");
+      return 1;
+    }
+    fuse = n;
+  }
+  std::optional<ElemType> typeOverride;
+  if (!typeOpt.empty()) {
+    typeOverride = parseElemType(typeOpt);
+    if (!typeOverride) {
+      diags.error("unknown --type '" + typeOpt +
+                  "'; expected f16, bf16, f32 or f64");
+      return 1;
+    }
+  }
+
+  unsigned buffer = loadSourceFile(inputFile, diags);
+  if (!buffer)
+    return 1;
+
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  std::string outPath = outputFile;
+  std::vector<std::pair<std::string, std::string>> files;
+  if (emitKind == EmitKind::AST) {
+    std::optional<ast::Module> module = parseBuffer(buffer, diags);
+    if (!module)
+      return 1;
+    ast::print(*module, os);
+  } else {
+    std::optional<Module> module = compileBuffer(buffer, diags);
+    if (!module)
+      return 1;
+    if (typeOverride)
+      for (Stencil &s : module->stencils)
+        s.setElemType(*typeOverride);
+    if (emitKind == EmitKind::IR) {
+      printIR(*module, os);
+    } else {
+      if (outPath.empty())
+        outPath = withExtension(llvm::sys::path::filename(
+                                    inputFile == "-" ? std::string("stdin.st") : std::string(inputFile)),
+                                ".cu");
+      CudaOptions opts;
+      opts.arch = *arch;
+      opts.fuse = fuse;
+      opts.emitMain = emitMain;
+      opts.sourceName = std::string(llvm::sys::path::filename(inputFile));
+      std::string headerPath = outPath == "-" ? "-" : withExtension(outPath, ".h");
+      opts.headerName = outPath == "-"
+                            ? withExtension(opts.sourceName, ".h")
+                            : std::string(llvm::sys::path::filename(headerPath));
+      std::optional<CudaOutput> cuda = emitCuda(*module, opts, diags);
+      if (!cuda)
+        return 1;
+      if (outPath == "-") {
+        os << cuda->header << cuda->source;
+      } else {
+        files.push_back({headerPath, cuda->header});
+        files.push_back({outPath, cuda->source});
+      }
+    }
+  }
+  os.flush();
+  if (outPath.empty() || outPath == "-") {
+    llvm::outs() << text;
+    return 0;
+  }
+  if (files.empty())
+    files.push_back({outPath, text});
+  return writeAll(files, diags) ? 0 : 1;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions({&outputCat, &codegenCat});
+  cl::SetVersionPrinter(printVersion);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "stencilc: compile a stencil (.st) to CUDA C++\n\n"
+      "  stencilc heat.st -o heat.cu      writes heat.cu and heat.h\n"
+      "  stencilc heat.st --emit=ir       prints the Stencil IR\n\n"
+      "Exit status: 0 on success, 1 on any error in the input or the "
+      "options.\n");
+  llvm::SourceMgr sourceMgr;
+  DiagnosticEngine diags(sourceMgr);
+  int rc = compile(diags);
+  return rc != 0 || diags.hasErrors() ? 1 : 0;
+}
