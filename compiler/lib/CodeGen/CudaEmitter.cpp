@@ -398,8 +398,9 @@ void StencilEmitter::emitComputeStep() {
         cond += std::string(cond.empty() ? "" : " && ") + "g" +
                 std::to_string(a) + " >= 0 && g" + std::to_string(a) +
                 " < a.n" + std::to_string(a);
-    out.line("const bool keep_{} = !Edge{};", name(g),
-             cond.empty() ? "" : " || (" + cond + ")");
+    // Periodic on every axis: every point of the tile holds a value.
+    out.line("const bool keep_{} = {};", name(g),
+             cond.empty() ? "true" : "!Edge || (" + cond + ")");
   }
   {
     std::string any;

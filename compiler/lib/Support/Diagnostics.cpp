@@ -36,8 +36,10 @@ stencilc::closestMatch(llvm::StringRef name,
                        llvm::ArrayRef<llvm::StringRef> candidates) {
   llvm::StringRef best;
   unsigned bestDist = ~0u;
-  // A typo changes at most about a third of a short name.
-  unsigned limit = std::max<unsigned>(1, name.size() / 3);
+  // A typo (a transposition counts two) changes at most about a third of a
+  // name; very short names get one edit.
+  unsigned limit =
+      name.size() <= 3 ? 1 : std::max<unsigned>(2, name.size() / 3);
   for (llvm::StringRef c : candidates) {
     unsigned d = name.edit_distance(c, /*AllowReplacements=*/true, limit);
     if (d <= limit && d < bestDist) {

@@ -193,6 +193,7 @@ template <class P> int driverMain(int argc, char **argv) {
   bool check = false, cpuOnly = false;
   uint64_t seed = 42;
   int reps = 5;
+  double minTime = 0;
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     if (std::strncmp(arg, "--size=", 7) == 0) {
@@ -213,6 +214,8 @@ template <class P> int driverMain(int argc, char **argv) {
       seed = std::strtoull(arg + 7, nullptr, 10);
     } else if (std::strncmp(arg, "--reps=", 7) == 0) {
       reps = std::atoi(arg + 7);
+    } else if (std::strncmp(arg, "--min-time=", 11) == 0) {
+      minTime = std::atof(arg + 11);
     } else if (std::strncmp(arg, "--stencil=", 10) == 0) {
       // Chosen by main().
     } else if (std::strcmp(arg, "--help") == 0) {
@@ -222,7 +225,9 @@ template <class P> int driverMain(int argc, char **argv) {
                   "  --check  compare against a float64 CPU reference\n"
                   "  --cpu-only  run only the CPU reference and print the "
                   "sum of each updated grid\n"
-                  "  --reps   timed runs; the median is reported (0: none)\n",
+                  "  --reps   timed runs; the median is reported (0: none)\n"
+                  "  --min-time=SEC  raise the timed steps until one run "
+                  "lasts SEC seconds\n",
                   argv[0], P::kName, typeName<Elem>(), P::kDims);
       return 0;
     } else {
@@ -330,26 +335,44 @@ template <class P> int driverMain(int argc, char **argv) {
   }
 
   double gstencils = 0, medianMs = 0;
+  long long timedSteps = steps;
   if (reps > 0 && steps > 0) {
     EventTimer timer;
     STENCILC_DRIVER_CHECK(reset());
     STENCILC_DRIVER_CHECK(P::run(gridPtrs, scratchPtrs, n, steps, stream));
     STENCILC_DRIVER_CHECK(cudaStreamSynchronize(stream));
+    // Grow the step count until one run lasts minTime (DESIGN.md §8), in
+    // whole fused passes.
+    while (minTime > 0) {
+      STENCILC_DRIVER_CHECK(reset());
+      timer.start(stream);
+      STENCILC_DRIVER_CHECK(
+          P::run(gridPtrs, scratchPtrs, n, timedSteps, stream));
+      timer.stop(stream);
+      double seconds = timer.milliseconds() * 1e-3;
+      if (seconds >= minTime || timedSteps > (1LL << 40))
+        break;
+      double factor = std::min(16.0, 1.2 * minTime / std::max(seconds, 1e-6));
+      long long next = static_cast<long long>(timedSteps * factor) + 1;
+      timedSteps = (next + P::kFuse - 1) / P::kFuse * P::kFuse;
+    }
     std::vector<float> times;
     for (int r = 0; r < reps; ++r) {
       STENCILC_DRIVER_CHECK(reset());
       timer.start(stream);
-      STENCILC_DRIVER_CHECK(P::run(gridPtrs, scratchPtrs, n, steps, stream));
+      STENCILC_DRIVER_CHECK(
+          P::run(gridPtrs, scratchPtrs, n, timedSteps, stream));
       timer.stop(stream);
       times.push_back(timer.milliseconds());
     }
     STENCILC_DRIVER_CHECK(cudaGetLastError());
     std::sort(times.begin(), times.end());
     medianMs = times[times.size() / 2];
-    gstencils = static_cast<double>(points) * static_cast<double>(steps) /
-                (medianMs * 1e-3) / 1e9;
-    std::printf("time: median %.3f ms of %d runs, %.2f GStencils/s\n",
-                medianMs, reps, gstencils);
+    gstencils = static_cast<double>(points) *
+                static_cast<double>(timedSteps) / (medianMs * 1e-3) / 1e9;
+    std::printf("time: %lld steps, median %.3f ms of %d runs, %.2f "
+                "GStencils/s\n",
+                timedSteps, medianMs, reps, gstencils);
   }
   std::printf("RESULT stencil=%s type=%s size=", P::kName, typeName<Elem>());
   for (int a = 0; a < P::kDims; ++a)
@@ -359,7 +382,8 @@ template <class P> int driverMain(int argc, char **argv) {
     std::printf(" err=%.3e bound=%.1e status=%s", err, bound,
                 status ? "FAIL" : "PASS");
   if (gstencils > 0)
-    std::printf(" ms=%.3f gstencils=%.2f", medianMs, gstencils);
+    std::printf(" timed_steps=%lld ms=%.3f gstencils=%.2f", timedSteps,
+                medianMs, gstencils);
   std::printf("\n");
   cudaStreamDestroy(stream);
   return status;

@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The GPU check of every example: builds each with --emit-main for several
+# element types and fusion depths, runs --check on fresh random data at sizes
+# that are not multiples of the tile or of the fusion depth, times the
+# benchmark set at the DESIGN.md sizes, and prints one table.
+#
+#   test/gpu/check.sh generate DIR   (here: needs a built stencilc)
+#   test/gpu/check.sh run DIR        (on the GPU machine: needs nvcc)
+#   test/gpu/check.sh all DIR        (both, where both are available)
+set -euo pipefail
+mode=${1:-all}
+dir=${2:-.gpu}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+stencilc=${STENCILC:-$root/build/tools/stencilc/stencilc}
+mkdir -p "$dir"
+
+# example  -> extra fusion depths to try beyond the automatic one
+examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d
+          box-3d27p allen-cahn varcoef-diffusion gray-scott)
+types=(f32 f64 f16 bf16)
+
+generate() {
+  for ex in "${examples[@]}"; do
+    for ty in "${types[@]}"; do
+      for fuse in auto 1 3; do
+        # Other fusion depths in f32 only, to bound the build.
+        [ "$fuse" != auto ] && [ "$ty" != f32 ] && continue
+        out="$dir/$ex.$ty.$fuse"
+        "$stencilc" "$root/dsl-examples/$ex.st" --emit-main --type=$ty \
+          --fuse=$fuse -o "$out.cu"
+      done
+    done
+    # sm_80 code, built as a fat binary that also runs on sm_90.
+    "$stencilc" "$root/dsl-examples/$ex.st" --emit-main --arch=sm_80 \
+      -o "$dir/$ex.src.sm80.cu"
+  done
+  cp -r "$root/runtime/include" "$dir/include"
+  echo "generated $(ls "$dir"/*.cu | wc -l) programs in $dir"
+}
+
+sizes_for() { # dims -> check sizes
+  case $1 in
+    1) echo "77 10007 1000003" ;;
+    2) echo "37x29 131x257 1000x999" ;;
+    3) echo "13x17x19 67x45x71" ;;
+  esac
+}
+bench_size() {
+  case $1 in 1) echo 10240000 ;; 2) echo 10240x10240 ;; 3) echo 512x512x512 ;; esac
+}
+dims_of() { grep -m1 -o 'f[0-9]*\[[123]\]' "$root/dsl-examples/$1.st" | grep -o '[123]\]' | tr -d ']'; }
+
+run() {
+  cd "$dir"
+  local log=results.txt
+  : > $log
+  ls *.cu | sed 's/\.cu$//' | xargs -P "$(nproc)" -I{} sh -c \
+    'gencode="-gencode arch=compute_90,code=sm_90";
+     case {} in *.sm80) gencode="-gencode arch=compute_80,code=sm_80 $gencode";; esac;
+     nvcc -std=c++17 -O3 $gencode -Iinclude {}.cu -o {} 2> {}.build.log || echo "BUILD FAIL {}"'
+  local failed=0
+  for ex in "${examples[@]}"; do
+    local d; d=$(dims_of "$ex")
+    for bin in $(ls "$ex".* | grep -v '\.\(cu\|h\|log\)$' | grep "^$ex\.[a-z0-9]*\.[a-z0-9]*$"); do
+      for sz in $(sizes_for "$d"); do
+        for steps in 1 13; do
+          if ! ./"$bin" --check --reps=0 --size=$sz --steps=$steps --seed=$RANDOM \
+               | sed "s/^RESULT /RESULT variant=$bin /" >> $log; then
+            failed=1
+          fi
+        done
+      done
+    done
+    # Timing at the DESIGN.md size, f32 and f16, automatic fusion.
+    for ty in f32 f16 f64; do
+      ./"$ex.$ty.auto" --reps=5 --min-time=0.2 --size=$(bench_size "$d") --steps=8 \
+        | sed "s/^RESULT /RESULT variant=$ex.$ty.auto /" >> $log || failed=1
+    done
+  done
+  echo
+  echo "| variant | size | steps | max rel. error | bound | check | GStencils/s |"
+  echo "|---|---|---|---|---|---|---|"
+  grep '^RESULT' $log | sed 's/RESULT //' | awk '{
+    for (i = 1; i <= NF; ++i) { split($i, kv, "="); f[kv[1]] = kv[2] }
+    printf "| %s | %s | %s | %s | %s | %s | %s |\n", f["variant"], f["size"],
+      (f["timed_steps"] != "" ? f["timed_steps"] : f["steps"]),
+      (f["err"] != "" ? f["err"] : "-"), (f["bound"] != "" ? f["bound"] : "-"),
+      (f["status"] != "" ? f["status"] : "-"),
+      (f["gstencils"] != "" ? f["gstencils"] : "-");
+    delete f }'
+  local fails; fails=$(grep -c 'status=FAIL' $log || true)
+  local builds; builds=$(grep -l . *.build.log 2>/dev/null | wc -l)
+  echo
+  echo "checks: $(grep -c 'status=' $log) run, $fails failed; build logs with output: $builds"
+  [ "$fails" = 0 ] && [ $failed = 0 ]
+}
+
+case $mode in
+  generate) generate ;;
+  run) run ;;
+  all) generate; run ;;
+  *) echo "usage: $0 generate|run|all DIR" >&2; exit 2 ;;
+esac

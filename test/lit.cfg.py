@@ -1,0 +1,40 @@
+# lit configuration of stencilc. test/dsl-examples links to ../dsl-examples,
+# so every example runs as a test next to the tests of test/.
+import os
+import shutil
+import subprocess
+
+import lit.formats
+
+config.name = "stencilc"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".st", ".test"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.stencilc_obj_root, "test")
+
+# GoogleTest runs as its own suite (unit/), the fuzzer from .ci/run, and
+# test/cmake from its own script.
+config.excludes = ["unit", "fuzz", "cmake", "Inputs"]
+
+tools = os.path.join(config.stencilc_obj_root, "tools")
+config.substitutions.append(("%stencilc", os.path.join(tools, "stencilc", "stencilc")))
+config.substitutions.append(("%stencil-interp", os.path.join(tools, "stencil-interp", "stencil-interp")))
+config.environment["PATH"] = os.pathsep.join([
+    os.path.join(tools, "stencilc"), os.path.join(tools, "stencil-interp"),
+    config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%runtime_include",
+                             os.path.join(config.stencilc_src_root, "runtime", "include")))
+config.substitutions.append(("%examples", os.path.join(config.stencilc_src_root, "dsl-examples")))
+
+# nvcc compiles generated code here; a GPU runs it only where one exists.
+if config.nvcc and os.path.exists(config.nvcc):
+    config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc", config.nvcc + " -std=c++17 -I" +
+                                 os.path.join(config.stencilc_src_root, "runtime", "include")))
+smi = shutil.which("nvidia-smi")
+if smi:
+    try:
+        if subprocess.run([smi, "-L"], capture_output=True, timeout=30).returncode == 0:
+            config.available_features.add("cuda-gpu")
+    except (OSError, subprocess.TimeoutExpired):
+        pass

@@ -1,0 +1,71 @@
+//===- ParserTest.cpp - The recursive-descent parser ----------------------===//
+
+#include "stencilc/Frontend/Parser.h"
+
+#include "gtest/gtest.h"
+
+#include "llvm/Support/MemoryBuffer.h"
+
+using namespace stencilc;
+
+namespace {
+
+struct Parsed {
+  llvm::SourceMgr sm;
+  std::string text;
+  llvm::raw_string_ostream os{text};
+  DiagnosticEngine diags{sm, os};
+  ast::Module module;
+  std::string printed;
+
+  explicit Parsed(llvm::StringRef source) {
+    unsigned id = sm.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, "t.st"), llvm::SMLoc());
+    Parser p(sm.getMemoryBuffer(id)->getBuffer(), diags);
+    module = p.parseModule();
+    llvm::raw_string_ostream ps(printed);
+    ast::print(module, ps);
+    os.flush();
+  }
+};
+
+TEST(Parser, PrecedenceAndAssociativity) {
+  Parsed p("stencil s { grid u : f32[1]; u' = u - u[1] * 2 - -u[-1] / 4; }");
+  EXPECT_TRUE(p.text.empty()) << p.text;
+  EXPECT_NE(p.printed.find("(- (- u (* u[1] 2)) (/ (- u[-1]) 4))"),
+            std::string::npos)
+      << p.printed;
+}
+
+TEST(Parser, AllDeclarationKinds) {
+  Parsed p("stencil s { grid u, v : f64[2]; param a : f32 = 0.5;\n"
+           "boundary u, v : periodic, clamp; hint fuse = 3; let l = u + v;\n"
+           "u' = l; v' = box(v, 1, [1,2,3,4,5,6,7,8,9]); }");
+  EXPECT_TRUE(p.text.empty()) << p.text;
+  ASSERT_EQ(p.module.stencils.size(), 1u);
+  EXPECT_EQ(p.module.stencils[0].decls.size(), 7u);
+}
+
+TEST(Parser, RecoversAndReportsSeveralErrors) {
+  Parsed p("stencil s { grid u f32[1]; param a : f32 = ; u' = u; }");
+  EXPECT_EQ(p.diags.errorCount(), 2u) << p.text;
+}
+
+TEST(Parser, DeepNestingIsAnErrorNotAStackOverflow) {
+  std::string src = "stencil s { grid u : f32[1]; u' = ";
+  src += std::string(100000, '(');
+  src += "u;}";
+  Parsed p(src);
+  EXPECT_NE(p.text.find("nested more than"), std::string::npos);
+}
+
+TEST(Parser, LongSumChainsAreBounded) {
+  std::string src = "stencil s { grid u : f32[1]; u' = u";
+  for (int i = 0; i < 5000; ++i)
+    src += " + u";
+  src += "; }";
+  Parsed p(src);
+  EXPECT_NE(p.text.find("nested more than"), std::string::npos);
+}
+
+} // namespace
