@@ -133,8 +133,11 @@ int compile(DiagnosticEngine &diags) {
                 "'; expected sm_80 or sm_90");
     return 1;
   }
+  // Unset: the source's hint decides; 0: automatic, overriding the hint.
   std::optional<int> fuse;
-  if (!fuseOpt.empty() && fuseOpt != "auto") {
+  if (fuseOpt == "auto") {
+    fuse = 0;
+  } else if (!fuseOpt.empty()) {
     int n = 0;
     if (llvm::StringRef(fuseOpt).getAsInteger(10, n) || n < 1 || n > 64) {
       diags.error("--fuse takes an integer from 1 to 64, or auto, not '" +

@@ -57,16 +57,20 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   CudaCorePlan p;
   if (!fuse)
     fuse = s.hints.fuse;
-  p.fuseFromModel = !fuse;
-  p.fuse = fuse ? *fuse : autoFuse(s);
+  p.fuseFromModel = !fuse || *fuse == 0;
+  p.fuse = p.fuseFromModel ? autoFuse(s) : *fuse;
   for (const Grid &g : s.grids)
     p.numUpdated += g.updated;
   for (int a = 0; a < s.dims; ++a)
     p.radius[a] = s.updatedRadius(a);
   // Default tiles: long along the contiguous axis for coalesced access.
   static const std::array<int, kMaxDims> kTiles[kMaxDims] = {
-      {2048, 1, 1}, {32, 128, 1}, {8, 16, 32}};
+      {2048, 1, 1}, {32, 128, 1}, {16, 8, 32}};
+  // Strips run along the slowest axis; in 1-D that axis is contiguous and
+  // strided strips would conflict on shared-memory banks.
+  static const int kStrips[kMaxDims] = {1, 8, 4};
   p.tile = kTiles[s.dims - 1];
+  p.strip = kStrips[s.dims - 1];
   int64_t limit = maxSharedBytesPerBlock(arch);
   // Halve the largest tile extent until the buffers fit.
   while (sharedBytes(p, s) > limit) {

@@ -24,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <map>
 #include <memory>
 
 using namespace stencilc;
@@ -124,9 +125,16 @@ private:
   void emitComputeStep();
   void emitKernel();
   void emitRun();
-  /// Prints every live node as `const T vN = ...;`, reads through `read`.
-  void emitNodes(bool forDevice,
+  /// Prints the nodes `ids` (in topological order) as `const T NAME =
+  /// ...;`, naming node i by `nameOf(i)` and reads through `read`.
+  void emitNodes(const std::vector<int> &ids, bool forDevice,
+                 const std::function<std::string(int)> &nameOf,
                  const std::function<std::string(const Node &)> &read);
+  /// The nodes the updates need, in topological order.
+  std::vector<int> liveNodes(const std::vector<int> &roots) const;
+  void emitComputeStrip();
+  void emitStripWindow(int grid, const Offset &inner, int lo, int hi,
+                       const std::string &prefix);
   std::string frozenCondition(int g, const std::string &nExpr) const;
 
   const Stencil &s;
@@ -188,6 +196,8 @@ void StencilEmitter::emitConstants() {
   out.line("using Comp = {};", comp);
   out.line("constexpr int kFuse = {};", plan.fuse);
   out.line("constexpr int kThreads = {};", plan.threads);
+  out.line("constexpr int kV = {}; // strip length along axis 0",
+           plan.strip);
   out.line("constexpr int {};", axes([&](int a) {
              return "kT" + std::to_string(a) + " = " +
                     std::to_string(plan.tile[a]);
@@ -303,16 +313,25 @@ void StencilEmitter::emitSharedReads() {
   out.blank();
 }
 
+std::vector<int>
+StencilEmitter::liveNodes(const std::vector<int> &roots) const {
+  std::vector<bool> live = s.graph.reachable(roots);
+  std::vector<int> ids;
+  for (size_t i = 0; i < live.size(); ++i)
+    if (live[i])
+      ids.push_back(static_cast<int>(i));
+  return ids;
+}
+
 void StencilEmitter::emitNodes(
-    bool forDevice, const std::function<std::string(const Node &)> &read) {
-  std::vector<bool> live = s.graph.reachable(s.roots());
+    const std::vector<int> &ids, bool forDevice,
+    const std::function<std::string(int)> &nameOf,
+    const std::function<std::string(const Node &)> &read) {
   bool asFloat = forDevice && compFloat;
   std::string type = forDevice ? "Comp" : "double";
-  for (size_t i = 0; i < s.graph.size(); ++i) {
-    if (!live[i])
-      continue;
+  for (int i : ids) {
     const Node &n = s.graph[i];
-    auto v = [](int k) { return "v" + std::to_string(k); };
+    const auto &v = nameOf;
     std::string rhs;
     switch (n.op) {
     case Op::Const:
@@ -353,7 +372,7 @@ void StencilEmitter::emitNodes(
             v(n.lhs) + ")";
       break;
     }
-    out.line("const {} v{} = {};", type, i, rhs);
+    out.line("const {} {} = {};", type, nameOf(i), rhs);
   }
 }
 
@@ -408,7 +427,9 @@ void StencilEmitter::emitComputeStep() {
       any += std::string(any.empty() ? "" : " && ") + "!keep_" + name(g);
     out.line("if ({})\n  return;", any);
   }
-  emitNodes(/*forDevice=*/true, [&](const Node &n) {
+  auto vName = [](int i) { return "v" + std::to_string(i); };
+  emitNodes(liveNodes(s.roots()), /*forDevice=*/true, vName,
+            [&](const Node &n) {
     const Grid &grid = s.grids[n.index];
     if (grid.updated)
       return "sread_" + grid.name + "<Edge>(src_" + grid.name + ", " +
@@ -431,6 +452,178 @@ void StencilEmitter::emitComputeStep() {
       out.line("dst_{0}[sc_idx] = Edge && ({1}) ? src_{0}[sc_idx] : "
                "stencilc::rt::Convert<Elem>::from(v{2});",
                g, frozen, u.root);
+  }
+}
+
+void StencilEmitter::emitStripWindow(int g, const Offset &inner, int lo,
+                                     int hi, const std::string &prefix) {
+  // Rows past the buffer exist only in a partial last strip; clamping keeps
+  // the loads in bounds and those points are never stored.
+  std::string col;
+  for (int a = 1; a < D; ++a)
+    col += " * kB" + std::to_string(a) + " + " +
+           plus("l" + std::to_string(a), inner[a]);
+  if (D >= 3) {
+    // ((row * kB1 + c1) * kB2 + c2)
+    col = " * kB1 + " + plus("l1", inner[1]) + ") * kB2 + " +
+          plus("l2", inner[2]);
+  }
+  for (int k = lo; k <= plan.strip - 1 + hi; ++k) {
+    std::string row = "min(" + plus("l0", k) + ", kB0 - 1)";
+    std::string index = D >= 3 ? "(" + row + col : row + col;
+    out.line("const Comp {}{} = stencilc::rt::Convert<Comp>::from(src_{}[{}]);",
+             prefix, k - lo, name(g), index);
+  }
+}
+
+void StencilEmitter::emitComputeStrip() {
+  const int V = plan.strip;
+  out.line("// kV consecutive points along axis 0 of an interior tile: each "
+           "read column is");
+  out.line("// loaded once into registers and shared by the points of the "
+           "strip.");
+  std::string params;
+  for (int g : updated)
+    params += "const Elem *src_" + name(g) + ", Elem *dst_" + name(g) + ", ";
+  auto fn = out.scope(
+      "__device__ __forceinline__ void computeStrip(" + params +
+      axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
+      axes([](int a) { return "long long g" + std::to_string(a); }) +
+      ", int sc_end, const Args &a)");
+  std::string innerIdx;
+  for (int a = 1; a < D; ++a)
+    innerIdx += " * kB" + std::to_string(a) + " + l" + std::to_string(a);
+  if (D >= 3)
+    innerIdx = " * kB1 + l1) * kB2 + l2";
+  auto storeIndex = [&](int v) {
+    std::string row = plus("l0", v);
+    return D >= 3 ? "(" + row + innerIdx : row + innerIdx;
+  };
+  auto roRead = [&](const Node &n, int v) {
+    const Grid &grid = s.grids[n.index];
+    return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " +
+           axes([&](int a) {
+             return plus("g" + std::to_string(a), n.offset[a] + (a ? 0 : v));
+           }) +
+           ", " + axes([](int a) { return "a.n" + std::to_string(a); }) + ")";
+  };
+  // Windows: for each updated grid and inner offset, the rows read.
+  using Key = std::pair<int, Offset>;
+  std::map<Key, std::pair<int, int>> windows;
+  auto addWindow = [&](int g, Offset off) {
+    int o0 = off[0];
+    off[0] = 0;
+    auto [it, inserted] = windows.try_emplace({g, off}, o0, o0);
+    it->second.first = std::min(it->second.first, o0);
+    it->second.second = std::max(it->second.second, o0);
+  };
+  auto windowName = [&](const Key &k) {
+    std::string n = "w_" + name(k.first);
+    for (int a = 1; a < D; ++a)
+      n += "_" + std::string(k.second[a] < 0 ? "m" : "") +
+           std::to_string(std::abs(k.second[a]));
+    return n + "_";
+  };
+
+  if (s.isLinear()) {
+    // Linear: accumulate column by column, so only one window is live.
+    std::vector<int> coeffRoots;
+    for (const Update &u : s.updates) {
+      for (const Tap &t : u.linear->taps) {
+        coeffRoots.push_back(t.coeff);
+        if (s.grids[t.grid].updated)
+          addWindow(t.grid, t.offset);
+      }
+      if (u.linear->constant >= 0)
+        coeffRoots.push_back(u.linear->constant);
+    }
+    auto cName = [](int i) { return "c" + std::to_string(i); };
+    emitNodes(liveNodes(coeffRoots), /*forDevice=*/true, cName,
+              [](const Node &) { return std::string("0"); });
+    for (const Update &u : s.updates)
+      for (int v = 0; v < V; ++v)
+        out.line("Comp acc_{}_{} = {};", name(u.grid), v,
+                 u.linear->constant >= 0 ? cName(u.linear->constant)
+                                         : std::string(compFloat ? "0.0f"
+                                                                 : "0.0"));
+    for (const auto &[key, range] : windows) {
+      auto blk = out.scope("");
+      std::string prefix = windowName(key);
+      emitStripWindow(key.first, key.second, range.first, range.second,
+                      prefix);
+      for (const Update &u : s.updates)
+        for (const Tap &t : u.linear->taps) {
+          Offset inner = t.offset;
+          inner[0] = 0;
+          if (t.grid != key.first || inner != key.second)
+            continue;
+          for (int v = 0; v < V; ++v)
+            out.line("acc_{0}_{1} += {2} * {3}{4};", name(u.grid), v,
+                     cName(t.coeff), prefix, v + t.offset[0] - range.first);
+        }
+    }
+    // Taps on read-only grids come from global memory.
+    for (const Update &u : s.updates)
+      for (const Tap &t : u.linear->taps) {
+        if (s.grids[t.grid].updated)
+          continue;
+        Node n;
+        n.op = Op::Read;
+        n.index = t.grid;
+        n.offset = t.offset;
+        for (int v = 0; v < V; ++v)
+          out.line("acc_{}_{} += {} * {};", name(u.grid), v, cName(t.coeff),
+                   roRead(n, v));
+      }
+    for (const Update &u : s.updates)
+      for (int v = 0; v < V; ++v)
+        out.line("if ({} < sc_end)\n  dst_{}[{}] = "
+                 "stencilc::rt::Convert<Elem>::from(acc_{}_{});",
+                 plus("l0", v), name(u.grid), storeIndex(v), name(u.grid), v);
+    return;
+  }
+
+  // General expressions: load every window, then evaluate point by point.
+  std::vector<int> live = liveNodes(s.roots());
+  for (int i : live)
+    if (s.graph[i].op == Op::Read && s.grids[s.graph[i].index].updated)
+      addWindow(s.graph[i].index, s.graph[i].offset);
+  for (const auto &[key, range] : windows)
+    emitStripWindow(key.first, key.second, range.first, range.second,
+                    windowName(key));
+  std::vector<int> gridFree, perPoint;
+  for (int i : live)
+    (s.graph.isGridFree(i) ? gridFree : perPoint).push_back(i);
+  auto vName = [](int i) { return "v" + std::to_string(i); };
+  emitNodes(gridFree, /*forDevice=*/true, vName,
+            [](const Node &) { return std::string("0"); });
+  for (int v = 0; v < V; ++v) {
+    auto point = out.scope("");
+    emitNodes(perPoint, /*forDevice=*/true,
+              [&](int i) {
+                return s.graph.isGridFree(i) ? vName(i)
+                                             : "v" + std::to_string(i) + "_" +
+                                                   std::to_string(v);
+              },
+              [&](const Node &n) {
+                if (!s.grids[n.index].updated)
+                  return roRead(n, v);
+                Offset inner = n.offset;
+                inner[0] = 0;
+                Key key{n.index, inner};
+                return windowName(key) +
+                       std::to_string(v + n.offset[0] -
+                                      windows.at(key).first);
+              });
+    for (const Update &u : s.updates) {
+      std::string root = s.graph.isGridFree(u.root)
+                             ? vName(u.root)
+                             : "v" + std::to_string(u.root) + "_" +
+                                   std::to_string(v);
+      out.line("if ({} < sc_end)\n  dst_{}[{}] = "
+               "stencilc::rt::Convert<Elem>::from({});",
+               plus("l0", v), name(u.grid), storeIndex(v), root);
+    }
   }
 }
 
@@ -508,9 +701,21 @@ void StencilEmitter::emitKernel() {
       out.line("const int m{0} = (a.nt - sc_s) * kR{0}, lo{0} = kH{0} - m{0}, "
                "w{0} = kT{0} + 2 * m{0};",
                a);
-    out.line("const int sc_count = {};",
-             axes([](int a) { return "w" + std::to_string(a); }, " * "));
+    std::string bufs;
+    for (int g : updated)
+      bufs += "src_" + name(g) + ", dst_" + name(g) + ", ";
+    std::string coords =
+        axes([](int a) { return "l" + std::to_string(a); }) + ", " +
+        axes([](int a) { return "g" + std::to_string(a); });
+    std::string inner = D == 1 ? "1" : axes([](int a) {
+      return a == 0 ? std::string() : "w" + std::to_string(a);
+    }, " * ").substr(3);
     {
+      auto edge = out.scope("if (sc_edge)");
+      out.line("// Near the domain's edge: point by point, through the "
+               "boundary conditions.");
+      out.line("const int sc_count = {};",
+               axes([](int a) { return "w" + std::to_string(a); }, " * "));
       auto loop =
           out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
       out.line("int r = i;");
@@ -521,14 +726,24 @@ void StencilEmitter::emitKernel() {
                  std::string i = std::to_string(a);
                  return "g" + i + " = o" + i + " + l" + i;
                }));
-      std::string args;
-      for (int g : updated)
-        args += "src_" + name(g) + ", dst_" + name(g) + ", ";
-      args += axes([](int a) { return "l" + std::to_string(a); }) + ", " +
-              axes([](int a) { return "g" + std::to_string(a); }) + ", a";
-      out.line("if (sc_edge)\n  computeStep<true>({0});\nelse\n"
-               "  computeStep<false>({0});",
-               args);
+      out.line("computeStep<true>({}{}, a);", bufs, coords);
+    }
+    {
+      auto interior = out.scope("else");
+      out.line("// Inside: strips of kV points along axis 0, consecutive "
+               "threads on consecutive columns.");
+      out.line("const int sc_items = (w0 + kV - 1) / kV * {};", inner);
+      auto loop =
+          out.scope("for (int i = threadIdx.x; i < sc_items; i += kThreads)");
+      out.line("int r = i;");
+      for (int a = D - 1; a >= 1; --a)
+        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
+      out.line("const int l0 = lo0 + r * kV;");
+      out.line("const long long {};", axes([](int a) {
+                 std::string i = std::to_string(a);
+                 return "g" + i + " = o" + i + " + l" + i;
+               }));
+      out.line("computeStrip({}{}, lo0 + w0, a);", bufs, coords);
     }
     out.line("__syncthreads();");
   }
@@ -650,6 +865,8 @@ void StencilEmitter::emitSource() {
     emitSharedReads();
     emitComputeStep();
     out.blank();
+    emitComputeStrip();
+    out.blank();
     emitKernel();
   }
   out.blank();
@@ -712,7 +929,9 @@ void StencilEmitter::emitDriverProblem() {
     out.line("const long long sc_idx = {};",
              linear([](int a) { return "g" + std::to_string(a); },
                     [](int a) { return "n[" + std::to_string(a) + "]"; }));
-    emitNodes(/*forDevice=*/false, [&](const Node &n) {
+    emitNodes(liveNodes(s.roots()), /*forDevice=*/false,
+              [](int i) { return "v" + std::to_string(i); },
+              [&](const Node &n) {
       return "gread_" + s.grids[n.index].name + "<double>(in[" +
              std::to_string(n.index) + "], " +
              axes([&](int a) {

@@ -30,6 +30,9 @@ struct CudaCorePlan {
   std::array<int, kMaxDims> tile{1, 1, 1};   ///< Output points per block.
   std::array<int, kMaxDims> radius{0, 0, 0}; ///< Halo one step needs.
   int threads = 256;
+  /// Points one thread computes along axis 0 in interior tiles, keeping
+  /// each column's window of reads in registers.
+  int strip = 1;
   int numUpdated = 0;
   int64_t sharedBytes = 0;
   bool fuseFromModel = false; ///< fuse chosen automatically.
@@ -40,8 +43,8 @@ struct CudaCorePlan {
   int box(int axis) const { return tile[axis] + 2 * halo(axis); }
 };
 
-/// Plans `stencil`. `fuse` overrides the stencil's hint; unset means
-/// automatic. Reports an error and returns nullopt when even the smallest
+/// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
+/// automatic even where the source hints a depth. Reports an error and returns nullopt when even the smallest
 /// tile does not fit in shared memory.
 std::optional<CudaCorePlan> planCudaCore(const Stencil &stencil,
                                          std::optional<int> fuse,

@@ -21,7 +21,8 @@ namespace stencilc {
 
 struct CudaOptions {
   GpuArch arch = GpuArch::SM90;
-  std::optional<int> fuse; ///< Overrides the source's hint when set.
+  /// Overrides the source's hint when set; 0 asks for the automatic depth.
+  std::optional<int> fuse;
   bool emitMain = false;
   std::string sourceName = "input.st"; ///< For the banner.
   std::string headerName = "out.h";    ///< What the .cu includes.
