@@ -91,6 +91,13 @@ std::string withExtension(llvm::StringRef path, llvm::StringRef ext) {
 /// beside its target first, and all are renamed only when all were written.
 bool writeAll(const std::vector<std::pair<std::string, std::string>> &files,
               DiagnosticEngine &diags) {
+  // A target that is a directory would fail only at its rename, after
+  // others were renamed into place: refuse it before writing anything.
+  for (const auto &file : files)
+    if (llvm::sys::fs::is_directory(file.first)) {
+      diags.error("cannot write '" + file.first + "': Is a directory");
+      return false;
+    }
   std::vector<std::string> temps;
   auto cleanup = [&] {
     for (const std::string &t : temps)
@@ -131,6 +138,14 @@ int compile(DiagnosticEngine &diags) {
   if (!arch) {
     diags.error("unsupported --arch '" + archOpt +
                 "'; expected sm_80 or sm_90");
+    return 1;
+  }
+  if (fuseOpt.getNumOccurrences() && fuseOpt.empty()) {
+    diags.error("--fuse needs a value: an integer from 1 to 64, or auto");
+    return 1;
+  }
+  if (typeOpt.getNumOccurrences() && typeOpt.empty()) {
+    diags.error("--type needs a value: f16, bf16, f32 or f64");
     return 1;
   }
   // Unset: the source's hint decides; 0: automatic, overriding the hint.

@@ -85,7 +85,9 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
                              " bytes of shared memory per block even with "
                              "the smallest tile, more than the " +
                              llvm::Twine(limit) + " available on " +
-                             archName(arch) + "; lower --fuse");
+                             archName(arch) +
+                             "; lower the fusion depth (--fuse or hint "
+                             "fuse)");
       return std::nullopt;
     }
     p.tile[axis] /= 2;

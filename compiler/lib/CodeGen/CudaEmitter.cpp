@@ -117,7 +117,9 @@ private:
     return r;
   }
   std::string name(int g) const { return s.grids[g].name; }
-  std::string entrySignature() const;
+  /// The entry point's signature up to `steps`. The definition names grids
+  /// sc_gridN, so no user name can clash with the names in its body.
+  std::string entrySignature(bool internalNames) const;
   void emitConstants();
   void emitArgs();
   void emitGlobalReads();
@@ -148,11 +150,13 @@ private:
   std::vector<int> updated, readOnly;
 };
 
-std::string StencilEmitter::entrySignature() const {
+std::string StencilEmitter::entrySignature(bool internalNames) const {
   std::string sig = "cudaError_t run(";
   for (size_t g = 0; g < s.grids.size(); ++g)
     sig += (s.grids[g].updated ? elem + " *" : "const " + elem + " *") +
-           s.grids[g].name + ", ";
+           (internalNames ? "sc_grid" + std::to_string(g)
+                          : s.grids[g].name) +
+           ", ";
   sig += axes([](int a) { return "long long n" + std::to_string(a); });
   return sig + ", long long steps";
 }
@@ -185,7 +189,7 @@ void StencilEmitter::emitHeaderDecls() {
            "cudaErrorInvalidValue for");
   out.line("/// null grids, non-positive sizes or negative steps. "
            "Asynchronous on `stream`.");
-  out.line("{},", entrySignature());
+  out.line("{},", entrySignature(false));
   out.line("                const Params &params = Params(), cudaStream_t "
            "stream = 0,");
   out.line("                const Scratch &scratch = Scratch());");
@@ -783,13 +787,14 @@ void StencilEmitter::emitKernel() {
 }
 
 void StencilEmitter::emitRun() {
-  out.line("{},", entrySignature());
+  out.line("{},", entrySignature(true));
   out.line("                const Params &params, cudaStream_t stream,");
   out.line("                const Scratch &scratch) {{");
   out.indent();
+  auto grid = [](int g) { return "sc_grid" + std::to_string(g); };
   std::string nullCheck;
-  for (const Grid &g : s.grids)
-    nullCheck += std::string(nullCheck.empty() ? "" : " || ") + "!" + g.name;
+  for (size_t g = 0; g < s.grids.size(); ++g)
+    nullCheck += std::string(g ? " || " : "") + "!" + grid(g);
   out.line("if ({} || {} || steps < 0)\n  return cudaErrorInvalidValue;",
            nullCheck, axes([](int a) {
              return "n" + std::to_string(a) + " <= 0";
@@ -808,40 +813,42 @@ void StencilEmitter::emitRun() {
            "static_cast<int>(kSmemBytes)));",
            s.name);
   for (int g : updated) {
-    out.line("stencilc::rt::ScratchBuffer<Elem> sc_next_{0}(scratch.{0}, "
+    out.line("stencilc::rt::ScratchBuffer<Elem> sc_next{}(scratch.{}, "
              "sc_points, stream);",
-             name(g));
-    out.line("STENCILC_TRY(sc_next_{}.error());", name(g));
+             g, name(g));
+    out.line("STENCILC_TRY(sc_next{}.error());", g);
   }
-  out.line("Args a{{}};");
+  out.line("Args sc_args{{}};");
   for (int g : readOnly)
-    out.line("a.ro_{0} = {0};", name(g));
+    out.line("sc_args.ro_{} = {};", name(g), grid(g));
   for (int a = 0; a < D; ++a)
-    out.line("a.n{0} = n{0};", a);
+    out.line("sc_args.n{0} = n{0};", a);
   for (const Param &p : s.params)
-    out.line("a.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});", p.name,
-             cppElemType(p.type));
+    out.line("sc_args.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});",
+             p.name, cppElemType(p.type));
   for (int g : updated)
-    out.line("Elem *cur_{0} = {0}, *nxt_{0} = sc_next_{0}.get();", name(g));
+    out.line("Elem *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g,
+             grid(g));
   {
-    auto loop = out.scope(
-        "for (long long sc_done = 0; sc_done < steps; sc_done += a.nt)");
-    out.line("a.nt = static_cast<int>(steps - sc_done < kFuse ? steps - "
+    auto loop = out.scope("for (long long sc_done = 0; sc_done < steps; "
+                          "sc_done += sc_args.nt)");
+    out.line("sc_args.nt = static_cast<int>(steps - sc_done < kFuse ? steps - "
              "sc_done : kFuse);");
     for (int g : updated)
-      out.line("a.in_{0} = cur_{0};\na.out_{0} = nxt_{0};", name(g));
+      out.line("sc_args.in_{0} = sc_cur{1};\nsc_args.out_{0} = sc_nxt{1};",
+               name(g), g);
     out.line("{}_kernel<<<static_cast<unsigned>(sc_tiles), kThreads, "
-             "kSmemBytes, stream>>>(a);",
+             "kSmemBytes, stream>>>(sc_args);",
              s.name);
     out.line("STENCILC_TRY(cudaGetLastError());");
     for (int g : updated)
-      out.line("std::swap(cur_{0}, nxt_{0});", name(g));
+      out.line("std::swap(sc_cur{0}, sc_nxt{0});", g);
   }
   for (int g : updated)
-    out.line("if (cur_{0} != {0})\n  "
-             "STENCILC_TRY(cudaMemcpyAsync({0}, cur_{0}, sc_points * "
+    out.line("if (sc_cur{0} != {1})\n  "
+             "STENCILC_TRY(cudaMemcpyAsync({1}, sc_cur{0}, sc_points * "
              "sizeof(Elem), cudaMemcpyDeviceToDevice, stream));",
-             name(g));
+             g, grid(g));
   out.line("return cudaSuccess;");
   out.dedent();
   out.line("}}");
@@ -849,8 +856,9 @@ void StencilEmitter::emitRun() {
 
 void StencilEmitter::emitSource() {
   std::string fusion = std::to_string(plan.fuse) +
+                       (plan.fuse == 1 ? " step" : " steps") +
                        (plan.fuseFromModel ? " (automatic)" : " (requested)");
-  out.line("// Stencil {}: {}-D {}, CUDA cores, {} steps fused per pass, tile "
+  out.line("// Stencil {}: {}-D {}, CUDA cores, {} fused per pass, tile "
            "{}, {} bytes of shared memory per block.",
            s.name, D, elemTypeName(s.elemType).str(), fusion,
            axes([&](int a) { return std::to_string(plan.tile[a]); }, "x"),

@@ -216,9 +216,12 @@ Token Lexer::next() {
   if (printable)
     diags.error(llvm::SMLoc::getFromPointer(start),
                 "unexpected character '" + bad + "'");
-  else
+  else {
+    std::string hex = llvm::utohexstr(static_cast<unsigned char>(c));
+    if (hex.size() < 2)
+      hex = "0" + hex;
     diags.error(llvm::SMLoc::getFromPointer(start),
-                "unexpected character (byte 0x" +
-                    llvm::utohexstr(static_cast<unsigned char>(c)) + ")");
+                "unexpected character (byte 0x" + hex + ")");
+  }
   return make(TokenKind::Error, start);
 }

@@ -18,9 +18,34 @@ bool Parser::expect(TokenKind kind, llvm::StringRef context) {
   if (consumeIf(kind))
     return true;
   // The lexer already reported a malformed token.
-  if (!tok.is(TokenKind::Error))
-    diags.error(tok.loc, "expected " + tokenKindSpelling(kind) + " " + context);
+  if (tok.is(TokenKind::Error))
+    return false;
+  // A missing ';' belongs right after what precedes it, not at the next
+  // token, which may be lines further on.
+  llvm::SMLoc at =
+      kind == TokenKind::Semicolon && prevEnd.isValid() ? prevEnd : tok.loc;
+  diags.error(at, "expected " + tokenKindSpelling(kind) + " " + context);
   return false;
+}
+
+void Parser::recoverToDeclStart() {
+  while (!tok.is(TokenKind::Eof) && !tok.is(TokenKind::RBrace) &&
+         !tok.is(TokenKind::KwStencil)) {
+    switch (tok.kind) {
+    case TokenKind::KwGrid:
+    case TokenKind::KwParam:
+    case TokenKind::KwBoundary:
+    case TokenKind::KwHint:
+    case TokenKind::KwLet:
+    case TokenKind::Identifier:
+      return;
+    case TokenKind::Semicolon:
+      consume();
+      return;
+    default:
+      consume();
+    }
+  }
 }
 
 void Parser::recoverToDeclEnd() {
@@ -126,7 +151,8 @@ bool Parser::parseDecl(std::vector<Decl> &decls) {
     diags.error(tok.loc, "expected a declaration (grid, param, boundary, "
                          "hint, let) or an update such as u' = ...;");
     consume();
-    return false;
+    recoverToDeclStart();
+    return true;
   }
 }
 
@@ -157,13 +183,14 @@ bool Parser::parseType(TypeRef &type, bool withDims) {
   type.dimsLoc = tok.loc;
   if (!tok.is(TokenKind::Integer))
     return expect(TokenKind::Integer, "(the number of dimensions)");
+  type.dimsText = tok.text.str();
   if (tok.text.getAsInteger(10, type.dims))
     type.dims = INT64_MAX;
   consume();
   return expect(TokenKind::RBracket, "after the number of dimensions");
 }
 
-/// gridDecl ::= 'grid' IDENT (',' IDENT)* ':' type '[' INT ']' ';'
+/// gridDecl ::= 'grid' IDENT (',' IDENT)* ':' IDENT '[' INT ']' ';'
 bool Parser::parseGridDecl(std::vector<Decl> &decls) {
   Decl d(DeclKind::Grid, tok.loc);
   consume();
@@ -295,7 +322,7 @@ bool Parser::parseUpdate(std::vector<Decl> &decls) {
 ExprPtr Parser::parseExpr(int depth) {
   if (!checkDepth(depth))
     return nullptr;
-  ExprPtr lhs = parseTerm(depth + 1);
+  ExprPtr lhs = parseTerm(depth);
   while (lhs && (tok.is(TokenKind::Plus) || tok.is(TokenKind::Minus))) {
     auto bin = std::make_unique<Expr>(ExprKind::Binary, tok.loc);
     bin->op = tok.text[0];
@@ -317,7 +344,7 @@ ExprPtr Parser::parseExpr(int depth) {
 ExprPtr Parser::parseTerm(int depth) {
   if (!checkDepth(depth))
     return nullptr;
-  ExprPtr lhs = parseUnary(depth + 1);
+  ExprPtr lhs = parseUnary(depth);
   while (lhs && (tok.is(TokenKind::Star) || tok.is(TokenKind::Slash))) {
     auto bin = std::make_unique<Expr>(ExprKind::Binary, tok.loc);
     bin->op = tok.text[0];
@@ -348,7 +375,7 @@ ExprPtr Parser::parseUnary(int depth) {
     un->args.push_back(std::move(operand));
     return un;
   }
-  return parsePrimary(depth + 1);
+  return parsePrimary(depth);
 }
 
 ExprPtr Parser::parseNumber() {
@@ -364,7 +391,7 @@ ExprPtr Parser::parseNumber() {
   return num;
 }
 
-/// offsets ::= '[' signedInt (',' signedInt)* ']'
+/// offsets ::= '[' ('-' | '+')? INT (',' ('-' | '+')? INT)* ']'
 bool Parser::parseOffsets(Expr &index) {
   consume(); // '['
   do {
@@ -388,6 +415,7 @@ bool Parser::parseOffsets(Expr &index) {
     }
     off.value = negative ? -static_cast<int64_t>(magnitude)
                          : static_cast<int64_t>(magnitude);
+    off.text = (negative ? "-" : "") + tok.text.str();
     consume();
     index.offsets.push_back(off);
   } while (consumeIf(TokenKind::Comma));
@@ -409,7 +437,7 @@ bool Parser::parseCallArgs(Expr &call, int depth) {
 }
 
 /// primary ::= NUMBER | IDENT | IDENT offsets | IDENT callArgs
-///           | '(' expr ')' | '[' expr (',' expr)* ']'
+///           | '(' expr ')' | '[' (expr (',' expr)*)? ']'
 ExprPtr Parser::parsePrimary(int depth) {
   if (!checkDepth(depth))
     return nullptr;

@@ -37,17 +37,21 @@ bool stencilc::isReservedName(llvm::StringRef name) {
       "switch", "template", "this", "thread_local", "throw", "true", "try",
       "typedef", "typeid", "typename", "union", "unsigned", "using",
       "virtual", "void", "volatile", "wchar_t", "while", "xor", "xor_eq",
-      // Names the generated interface uses itself.
+      // Names the generated interface uses itself, and namespaces a
+      // stencil's namespace must not merge with.
       "run", "steps", "params", "stream", "scratch", "n0", "n1", "n2",
-      "Params", "Scratch", "std", "stencilc"};
-  if (name.startswith("_") || name.contains("__"))
+      "Params", "Scratch", "std", "stencilc", "main", "cuda", "cub",
+      "thrust", "nv"};
+  // Generated code keeps the sc_ prefix for its own names.
+  if (name.startswith("_") || name.contains("__") || name.startswith("sc_"))
     return true;
   return llvm::is_contained(kReserved, name);
 }
 
 namespace {
 
-enum class SymKind { Grid, Param, Let };
+/// Invalid: a declaration that failed; uses of it report nothing more.
+enum class SymKind { Grid, Param, Let, Invalid };
 
 struct Symbol {
   SymKind kind;
@@ -64,6 +68,9 @@ public:
 
 private:
   bool declare(const Name &name, SymKind kind, int index);
+  /// Records a name whose declaration failed, so uses stay quiet.
+  void declareInvalid(const Name &name);
+  bool checkTableShape(const Expr &table, llvm::StringRef fn);
   void declareGrids(const Decl &d);
   void declareParam(const Decl &d);
   void applyBoundary(const Decl &d);
@@ -90,15 +97,22 @@ private:
   std::vector<int> letNodes;
   std::vector<const Decl *> gridDecls;
   llvm::StringMap<llvm::SMLoc> updateLocs;
+  llvm::StringMap<llvm::SMLoc> hintLocs;
+  unsigned errorsAtStart = 0;
 };
 
 } // namespace
+
+void StencilSema::declareInvalid(const Name &name) {
+  symbols.try_emplace(name.text, Symbol{SymKind::Invalid, -1, name.loc});
+}
 
 bool StencilSema::declare(const Name &name, SymKind kind, int index) {
   if (isReservedName(name.text)) {
     diags.error(name.loc, "'" + name.text +
                               "' is reserved in the generated C++; choose "
                               "another name");
+    declareInvalid(name);
     return false;
   }
   auto [it, inserted] = symbols.try_emplace(name.text, Symbol{kind, index, name.loc});
@@ -112,14 +126,19 @@ bool StencilSema::declare(const Name &name, SymKind kind, int index) {
 
 void StencilSema::declareGrids(const Decl &d) {
   std::optional<ElemType> type = parseElemType(d.type.name.text);
+  bool ok = true;
   if (!type) {
     diags.error(d.type.name.loc, "unknown element type '" + d.type.name.text +
                                      "'; expected f16, bf16, f32 or f64");
-    return;
-  }
-  if (d.type.dims < 1 || d.type.dims > kMaxDims) {
+    ok = false;
+  } else if (d.type.dims < 1 || d.type.dims > kMaxDims) {
     diags.error(d.type.dimsLoc, "a grid has 1, 2 or 3 dimensions, not " +
-                                    llvm::Twine(d.type.dims));
+                                    d.type.dimsText);
+    ok = false;
+  }
+  if (!ok) {
+    for (const Name &n : d.names)
+      declareInvalid(n);
     return;
   }
   int dims = static_cast<int>(d.type.dims);
@@ -129,9 +148,11 @@ void StencilSema::declareGrids(const Decl &d) {
       if (dims != s.dims) {
         diags.error(d.type.dimsLoc,
                     "grid '" + n.text + "' has " + llvm::Twine(dims) +
-                        " dimensions but grid '" + first.name + "' has " +
+                        (dims == 1 ? " dimension" : " dimensions") +
+                        " but grid '" + first.name + "' has " +
                         llvm::Twine(s.dims) +
                         "; all grids of a stencil share one shape");
+        declareInvalid(n);
         continue;
       }
       if (*type != s.elemType) {
@@ -140,6 +161,7 @@ void StencilSema::declareGrids(const Decl &d) {
                         elemTypeName(*type) + " but grid '" + first.name +
                         "' has " + elemTypeName(s.elemType) +
                         "; all grids of a stencil share one element type");
+        declareInvalid(n);
         continue;
       }
     }
@@ -197,20 +219,25 @@ void StencilSema::declareParam(const Decl &d) {
   if (!type) {
     diags.error(d.type.name.loc, "unknown element type '" + d.type.name.text +
                                      "'; expected f16, bf16, f32 or f64");
+    declareInvalid(n);
     return;
   }
   if (!d.value) {
     diags.error(n.loc, "parameter '" + n.text +
                            "' needs a default value (write param " + n.text +
                            " : " + d.type.name.text + " = ...;)");
+    declareInvalid(n);
     return;
   }
   auto v = constantValue(*d.value, "the default value of a parameter");
-  if (!v)
+  if (!v) {
+    declareInvalid(n);
     return;
+  }
   if (!std::isfinite(*v)) {
     diags.error(d.value->loc, "the default value of parameter '" + n.text +
                                   "' is not a finite number");
+    declareInvalid(n);
     return;
   }
   if (!declare(n, SymKind::Param, static_cast<int>(s.params.size())))
@@ -218,14 +245,20 @@ void StencilSema::declareParam(const Decl &d) {
   s.params.push_back(Param{n.text, n.loc, *type, *v});
 }
 
+/// An integer literal, optionally signed, whose value is exact in a double
+/// (|v| <= 2^53); anything else is nullopt.
 std::optional<int64_t> StencilSema::integerValue(const Expr &e) {
-  if (e.kind == ExprKind::Number && e.isInteger)
-    return static_cast<int64_t>(e.number);
-  if (e.kind == ExprKind::Unary && e.args[0]->kind == ExprKind::Number &&
-      e.args[0]->isInteger)
-    return static_cast<int64_t>(e.op == '-' ? -e.args[0]->number
-                                            : e.args[0]->number);
-  return std::nullopt;
+  const Expr *num = &e;
+  bool negative = false;
+  if (e.kind == ExprKind::Unary) {
+    num = e.args[0].get();
+    negative = e.op == '-';
+  }
+  if (num->kind != ExprKind::Number || !num->isInteger ||
+      !(num->number <= 0x1p53))
+    return std::nullopt;
+  int64_t v = static_cast<int64_t>(num->number);
+  return negative ? -v : v;
 }
 
 void StencilSema::applyBoundary(const Decl &d) {
@@ -244,6 +277,11 @@ void StencilSema::applyBoundary(const Decl &d) {
       auto v = constantValue(*spec.args[0], "the value of a dirichlet boundary");
       if (!v)
         return;
+      if (!std::isfinite(*v)) {
+        diags.error(spec.args[0]->loc, "the value of a dirichlet boundary is "
+                                       "not a finite number");
+        return;
+      }
       b.value = *v;
     } else if (kind == "periodic" || kind == "clamp" || kind == "fixed") {
       b.kind = kind == "periodic" ? BoundaryKind::Periodic
@@ -268,13 +306,17 @@ void StencilSema::applyBoundary(const Decl &d) {
   }
   for (const Name &n : d.names) {
     auto it = symbols.find(n.text);
-    if (it == symbols.end() || it->second.kind != SymKind::Grid) {
-      if (it == symbols.end())
-        reportUnknownName(n.text, n.loc);
-      else
-        diags.error(n.loc, "'" + n.text +
-                               "' is not a grid; only grids have boundary "
-                               "conditions");
+    bool isLet = laterLets.count(n.text) != 0;
+    if (it != symbols.end() && it->second.kind == SymKind::Invalid)
+      continue;
+    if (it == symbols.end() && !isLet) {
+      reportUnknownName(n.text, n.loc);
+      continue;
+    }
+    if (isLet || it->second.kind != SymKind::Grid) {
+      diags.error(n.loc, "'" + n.text +
+                             "' is not a grid; only grids have boundary "
+                             "conditions");
       continue;
     }
     Grid &g = s.grids[it->second.index];
@@ -302,6 +344,14 @@ void StencilSema::applyBoundary(const Decl &d) {
 void StencilSema::applyHint(const Decl &d) {
   const Name &key = d.names[0];
   const Expr &v = *d.value;
+  if (key.text == "fuse" || key.text == "steps") {
+    auto [prev, inserted] = hintLocs.try_emplace(key.text, key.loc);
+    if (!inserted) {
+      diags.error(key.loc, "hint '" + key.text + "' is already given");
+      diags.note(prev->second, "previous hint is here");
+      return;
+    }
+  }
   if (key.text == "fuse") {
     if (v.kind == ExprKind::Ref && v.name == "auto") {
       s.hints.fuse.reset();
@@ -316,7 +366,8 @@ void StencilSema::applyHint(const Decl &d) {
   } else if (key.text == "steps") {
     auto n = integerValue(v);
     if (!n || *n < 0) {
-      diags.error(v.loc, "hint 'steps' takes a non-negative integer");
+      diags.error(v.loc, "hint 'steps' takes a non-negative integer up to "
+                         "2^53");
       return;
     }
     s.hints.steps = *n;
@@ -362,6 +413,8 @@ int StencilSema::lowerRef(const Expr &e) {
     return s.graph.param(it->second.index, e.loc);
   case SymKind::Let:
     return letNodes[it->second.index];
+  case SymKind::Invalid:
+    return -1; // Its declaration was reported.
   }
   return -1;
 }
@@ -372,6 +425,8 @@ int StencilSema::lowerIndex(const Expr &e) {
     reportUnknownName(e.name, e.loc);
     return -1;
   }
+  if (it->second.kind == SymKind::Invalid)
+    return -1;
   if (it->second.kind != SymKind::Grid) {
     diags.error(e.loc, "'" + e.name + "' is a " +
                            (it->second.kind == SymKind::Param ? "parameter"
@@ -393,8 +448,8 @@ int StencilSema::lowerIndex(const Expr &e) {
     int64_t v = e.offsets[a].value;
     if (v < -kMaxRadius || v > kMaxRadius) {
       diags.error(e.offsets[a].loc,
-                  "offset " + llvm::Twine(v) + " exceeds the maximum radius " +
-                      llvm::Twine(kMaxRadius));
+                  "offset " + e.offsets[a].text +
+                      " exceeds the maximum radius " + llvm::Twine(kMaxRadius));
       return -1;
     }
     off[a] = static_cast<int>(v);
@@ -420,12 +475,44 @@ static void flattenList(const Expr &e, std::vector<const Expr *> &out) {
   out.push_back(&e);
 }
 
+/// A nested weight table must be rectangular: at each level, either every
+/// entry is a list or none is, and sibling lists have one length.
+bool StencilSema::checkTableShape(const Expr &table, llvm::StringRef fn) {
+  std::vector<const Expr *> level = {&table};
+  while (!level.empty()) {
+    std::vector<const Expr *> next;
+    for (const Expr *list : level) {
+      size_t lists = 0;
+      for (const ExprPtr &a : list->args)
+        lists += a->kind == ExprKind::List;
+      if (lists != 0 && lists != list->args.size()) {
+        diags.error(list->loc, "weight table of '" + fn +
+                                   "' mixes rows and single weights");
+        return false;
+      }
+      for (const ExprPtr &a : list->args)
+        if (a->kind == ExprKind::List)
+          next.push_back(a.get());
+    }
+    for (const Expr *row : next)
+      if (row->args.size() != next.front()->args.size()) {
+        diags.error(row->loc, "weight table of '" + fn + "' is ragged: this "
+                              "row has " + llvm::Twine(row->args.size()) +
+                              " entries, the first row " +
+                              llvm::Twine(next.front()->args.size()));
+        return false;
+      }
+    level = std::move(next);
+  }
+  return true;
+}
+
 int StencilSema::lowerShorthand(const Expr &e, bool isBox) {
   llvm::StringRef fn = e.name;
   if (e.args.size() != 2 && e.args.size() != 3) {
     diags.error(e.loc, "'" + fn + "' takes 2 or 3 arguments (grid, radius" +
                            "[, weights]), but " + llvm::Twine(e.args.size()) +
-                           " were given");
+                           (e.args.size() == 1 ? " was" : " were") + " given");
     return -1;
   }
   const Expr &gridArg = *e.args[0];
@@ -479,6 +566,8 @@ int StencilSema::lowerShorthand(const Expr &e, bool isBox) {
         return -1;
       std::fill(weights.begin(), weights.end(), scalar);
     } else {
+      if (!checkTableShape(w, fn))
+        return -1;
       std::vector<const Expr *> table;
       flattenList(w, table);
       std::vector<int> lowered;
@@ -635,6 +724,7 @@ int StencilSema::lower(const Expr &e) {
 }
 
 void StencilSema::run(const StencilDecl &decl) {
+  errorsAtStart = diags.errorCount();
   s.name = decl.name.text;
   s.loc = decl.name.loc;
   // Declarations first, so boundaries and updates may come in any order.
@@ -652,14 +742,18 @@ void StencilSema::run(const StencilDecl &decl) {
       continue;
     const Name &target = d.names[0];
     auto it = symbols.find(target.text);
-    if (it == symbols.end()) {
+    bool isLet = laterLets.count(target.text) != 0;
+    if (it != symbols.end() && it->second.kind == SymKind::Invalid)
+      continue;
+    if (it == symbols.end() && !isLet) {
       reportUnknownName(target.text, target.loc);
       continue;
     }
-    if (it->second.kind != SymKind::Grid) {
-      diags.error(target.loc, "'" + target.text + "' is a parameter, not a "
-                                                  "grid; only grids can be "
-                                                  "updated");
+    if (isLet || it->second.kind != SymKind::Grid) {
+      diags.error(target.loc,
+                  "'" + target.text + "' is a " +
+                      (isLet ? "let" : "parameter") +
+                      ", not a grid; only grids can be updated");
       continue;
     }
     auto [prev, inserted] = updateLocs.try_emplace(target.text, target.loc);
@@ -682,8 +776,10 @@ void StencilSema::run(const StencilDecl &decl) {
       const Name &n = d.names[0];
       laterLets.erase(n.text);
       int v = lower(*d.value);
-      if (v < 0)
+      if (v < 0) {
+        declareInvalid(n);
         continue;
+      }
       if (declare(n, SymKind::Let, static_cast<int>(letNodes.size())))
         letNodes.push_back(v);
     } else if (d.kind == DeclKind::Update) {
@@ -702,7 +798,7 @@ void StencilSema::run(const StencilDecl &decl) {
 }
 
 void StencilSema::finish(const StencilDecl &decl) {
-  if (diags.hasErrors())
+  if (diags.errorCount() != errorsAtStart)
     return;
   if (s.grids.empty()) {
     diags.error(decl.name.loc, "stencil '" + s.name +
@@ -741,7 +837,7 @@ void StencilSema::finish(const StencilDecl &decl) {
                                      "' to be updated; use clamp or "
                                      "dirichlet for a read-only grid");
   }
-  if (diags.hasErrors())
+  if (diags.errorCount() != errorsAtStart)
     return;
   for (Update &u : s.updates) {
     std::vector<bool> reach = s.graph.reachable({u.root});
@@ -768,12 +864,10 @@ std::optional<Module> stencilc::lowerToIR(const ast::Module &module,
   }
   llvm::StringMap<llvm::SMLoc> names;
   for (const StencilDecl &decl : module.stencils) {
-    if (isReservedName(decl.name.text)) {
+    if (isReservedName(decl.name.text))
       diags.error(decl.name.loc, "'" + decl.name.text +
                                      "' is reserved in the generated C++; "
                                      "choose another name");
-      continue;
-    }
     auto [it, inserted] = names.try_emplace(decl.name.text, decl.name.loc);
     if (!inserted) {
       diags.error(decl.name.loc, "redefinition of stencil '" +

@@ -2,6 +2,7 @@
 
 #include "stencilc/IR/IRPrinter.h"
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 
@@ -9,6 +10,11 @@ using namespace stencilc;
 
 std::string stencilc::formatNumber(double v) {
   char buf[64];
+  // Whole numbers of moderate size print as integers (10, not 1e+01).
+  if (v == std::floor(v) && std::fabs(v) < 1e15) {
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    return buf;
+  }
   for (int prec = 1; prec <= 17; ++prec) {
     std::snprintf(buf, sizeof buf, "%.*g", prec, v);
     if (std::strtod(buf, nullptr) == v)

@@ -220,7 +220,8 @@ template <class P> int driverMain(int argc, char **argv) {
       // Chosen by main().
     } else if (std::strcmp(arg, "--help") == 0) {
       std::printf("usage: %s [--stencil=NAME] [--size=N|N0xN1[xN2]] "
-                  "[--steps=S] [--check] [--seed=N] [--reps=N] [--cpu-only]\n"
+                  "[--steps=S] [--check] [--seed=N] [--reps=N] [--min-time=SEC] "
+                  "[--cpu-only]\n"
                   "  Runs stencil %s (%s, %d-D) on random data.\n"
                   "  --check  compare against a float64 CPU reference\n"
                   "  --cpu-only  run only the CPU reference and print the "

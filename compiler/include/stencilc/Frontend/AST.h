@@ -37,6 +37,7 @@ enum class ExprKind {
 
 struct Offset {
   int64_t value = 0;
+  std::string text; ///< As written, for messages.
   llvm::SMLoc loc;
 };
 
@@ -63,6 +64,7 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct TypeRef {
   Name name;
   int64_t dims = 0; ///< Only for grids: the number in `f32[2]`.
+  std::string dimsText;
   llvm::SMLoc dimsLoc;
 };
 

@@ -25,9 +25,11 @@ public:
   /// was reported.
   ast::Module parseModule();
 
-  /// Deepest expression nesting accepted; deeper input is an error, so that
-  /// no later recursive walk can exhaust the stack.
-  static constexpr int kMaxDepth = 256;
+  /// Deepest expression nesting accepted (parentheses, calls, unary
+  /// operators and the left spine of operator chains each count one level);
+  /// deeper input is an error, so that no later recursive walk can exhaust
+  /// the stack.
+  static constexpr int kMaxDepth = 1024;
 
 private:
   ast::StencilDecl parseStencil();
@@ -49,17 +51,24 @@ private:
   bool parseOffsets(ast::Expr &index);
   bool parseCallArgs(ast::Expr &call, int depth);
 
-  void consume() { tok = lexer.next(); }
+  void consume() {
+    prevEnd = llvm::SMLoc::getFromPointer(tok.text.end());
+    tok = lexer.next();
+  }
   bool consumeIf(TokenKind kind);
   /// Consumes a token of `kind`, or reports "expected X <context>".
   bool expect(TokenKind kind, llvm::StringRef context);
   /// Skips to just past the next ';' at this nesting level, or to a '}'.
   void recoverToDeclEnd();
+  /// Skips to a token that can start a declaration, or past a ';'.
+  void recoverToDeclStart();
   bool checkDepth(int depth);
 
   Lexer lexer;
   DiagnosticEngine &diags;
   Token tok;
+  /// End of the last consumed token: where a missing ';' belongs.
+  llvm::SMLoc prevEnd;
 };
 
 } // namespace stencilc
