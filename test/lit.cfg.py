@@ -31,6 +31,25 @@ if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc", config.nvcc + " -std=c++17 -I" +
                                  os.path.join(config.stencilc_src_root, "runtime", "include")))
+# Generated code also runs on the CPU through test/emulation, with a host
+# C++ compiler and the CUDA headers (no GPU, no nvcc needed).
+cuda_include = None
+for candidate in [os.path.join(os.path.dirname(os.path.dirname(config.nvcc)), "include")
+                  if config.nvcc else "", "/usr/local/cuda/include"]:
+    if candidate and os.path.exists(os.path.join(candidate, "cuda_runtime.h")):
+        cuda_include = candidate
+        break
+host_cxx = shutil.which("g++") or shutil.which("c++")
+if cuda_include and host_cxx:
+    config.available_features.add("cuda-headers")
+    config.substitutions.append(("%emucxx", " ".join([
+        host_cxx, "-std=c++20", "-O1", "-x", "c++", "-DSTENCILC_EMULATE",
+        "-include", os.path.join(config.stencilc_src_root, "test", "emulation",
+                                 "stencilc", "emulation.h"),
+        "-I" + cuda_include,
+        "-I" + os.path.join(config.stencilc_src_root, "runtime", "include"),
+        "-pthread"])))
+
 smi = shutil.which("nvidia-smi")
 if smi:
     try:

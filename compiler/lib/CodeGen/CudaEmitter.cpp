@@ -500,7 +500,7 @@ void StencilEmitter::emitComputeStrip() {
   if (D >= 3)
     innerIdx = " * kB1 + l1) * kB2 + l2";
   auto storeIndex = [&](int v) {
-    std::string row = plus("l0", v);
+    std::string row = v == 0 ? "l0" : "(" + plus("l0", v) + ")";
     return D >= 3 ? "(" + row + innerIdx : row + innerIdx;
   };
   auto roRead = [&](const Node &n, int v) {
@@ -636,7 +636,7 @@ void StencilEmitter::emitKernel() {
            "a) {{",
            s.name);
   out.indent();
-  out.line("extern __shared__ __align__(16) unsigned char sc_smem[];");
+  out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
   for (size_t k = 0; k < updated.size(); ++k)
     out.line("Elem *const s_{} = reinterpret_cast<Elem *>(sc_smem) + {} * "
              "kBufElems;",
@@ -732,7 +732,22 @@ void StencilEmitter::emitKernel() {
                }));
       out.line("computeStep<true>({}{}, a);", bufs, coords);
     }
-    {
+    if (plan.strip == 1) {
+      auto interior = out.scope("else");
+      out.line("const int sc_count = {};",
+               axes([](int a) { return "w" + std::to_string(a); }, " * "));
+      auto loop =
+          out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
+      out.line("int r = i;");
+      for (int a = D - 1; a >= 1; --a)
+        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
+      out.line("const int l0 = lo0 + r;");
+      out.line("const long long {};", axes([](int a) {
+                 std::string i = std::to_string(a);
+                 return "g" + i + " = o" + i + " + l" + i;
+               }));
+      out.line("computeStep<false>({}{}, a);", bufs, coords);
+    } else {
       auto interior = out.scope("else");
       out.line("// Inside: strips of kV points along axis 0, consecutive "
                "threads on consecutive columns.");
@@ -837,8 +852,8 @@ void StencilEmitter::emitRun() {
     for (int g : updated)
       out.line("sc_args.in_{0} = sc_cur{1};\nsc_args.out_{0} = sc_nxt{1};",
                name(g), g);
-    out.line("{}_kernel<<<static_cast<unsigned>(sc_tiles), kThreads, "
-             "kSmemBytes, stream>>>(sc_args);",
+    out.line("STENCILC_LAUNCH({}_kernel, static_cast<unsigned>(sc_tiles), "
+             "kThreads, kSmemBytes, stream, sc_args);",
              s.name);
     out.line("STENCILC_TRY(cudaGetLastError());");
     for (int g : updated)
@@ -873,8 +888,10 @@ void StencilEmitter::emitSource() {
     emitSharedReads();
     emitComputeStep();
     out.blank();
-    emitComputeStrip();
-    out.blank();
+    if (plan.strip > 1) {
+      emitComputeStrip();
+      out.blank();
+    }
     emitKernel();
   }
   out.blank();

@@ -27,6 +27,20 @@
       return stencilc_err_;                                                    \
   } while (0)
 
+/// Kernel launches and dynamic shared memory go through these two macros so
+/// that tests can run generated code on the CPU (test/emulation).
+#if defined(STENCILC_EMULATE)
+#define STENCILC_LAUNCH(kernel, blocks, threads, smem, stream, ...)            \
+  stencilc_emu::launch(kernel, blocks, threads, smem, __VA_ARGS__)
+#define STENCILC_DYNAMIC_SHARED(name)                                          \
+  unsigned char *name = stencilc_emu::sharedMemory()
+#else
+#define STENCILC_LAUNCH(kernel, blocks, threads, smem, stream, ...)            \
+  kernel<<<blocks, threads, smem, stream>>>(__VA_ARGS__)
+#define STENCILC_DYNAMIC_SHARED(name)                                          \
+  extern __shared__ __align__(16) unsigned char name[]
+#endif
+
 namespace stencilc::rt {
 
 /// Periodic index: i mod n in [0, n), for any i.
