@@ -24,23 +24,17 @@ int64_t stencilc::maxSharedBytesPerBlock(GpuArch arch) {
   return arch == GpuArch::SM80 ? 163 * 1024 : 227 * 1024;
 }
 
-/// The automatic fusion depth: deep enough that the halo costs a modest
-/// fraction of the tile, shallow enough to keep the recomputed halo cheap.
-/// A placeholder model until the cost model chooses (docs/benchmarks.md).
+/// The automatic fusion depth: a fused halo t*r of about 8 points in 1-D and
+/// 2-D and 2 in 3-D, where the recomputed halo is a large share of the tile.
+/// Read off the fusion sweep of docs/benchmarks.md (H200, f32); the cost
+/// model will replace it.
 static int autoFuse(const Stencil &s) {
   int r = 0;
   for (int a = 0; a < s.dims; ++a)
     r = std::max(r, s.updatedRadius(a));
   if (r == 0)
     return 1;
-  switch (s.dims) {
-  case 1:
-    return std::max(1, 8 / r);
-  case 2:
-    return std::max(1, 4 / r);
-  default:
-    return std::max(1, 2 / r);
-  }
+  return std::max(1, (s.dims == 3 ? 2 : 8) / r);
 }
 
 static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
