@@ -200,8 +200,9 @@ void StencilEmitter::emitConstants() {
   out.line("using Comp = {};", comp);
   out.line("constexpr int kFuse = {};", plan.fuse);
   out.line("constexpr int kThreads = {};", plan.threads);
-  out.line("constexpr int kV = {}; // strip length along axis 0",
-           plan.strip);
+  if (plan.strip > 1)
+    out.line("constexpr int kV = {}; // strip length along axis 0",
+             plan.strip);
   out.line("constexpr int {};", axes([&](int a) {
              return "kT" + std::to_string(a) + " = " +
                     std::to_string(plan.tile[a]);
