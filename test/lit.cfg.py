@@ -29,6 +29,7 @@ config.substitutions.append(("%examples", os.path.join(config.stencilc_src_root,
 # nvcc compiles generated code here; a GPU runs it only where one exists.
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
+    config.substitutions.append(("%nvcc-bare", config.nvcc + " -Werror all-warnings"))
     config.substitutions.append(("%nvcc", config.nvcc + " -std=c++17 -Werror all-warnings -I" +
                                  os.path.join(config.stencilc_src_root, "runtime", "include")))
 # Generated code also runs on the CPU through test/emulation, with a host

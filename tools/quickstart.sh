@@ -19,11 +19,11 @@ if command -v nvcc >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
   echo
   echo "== GPU found: building with --emit-main and running --check"
   build/tools/stencilc/stencilc dsl-examples/heat.st --emit-main -o $out/heat_main.cu
-  nvcc -std=c++17 -O3 -arch=sm_90 -Iruntime/include $out/heat_main.cu -o $out/heat
+  nvcc -std=c++17 -O3 -arch=sm_90 $out/heat_main.cu -o $out/heat
   $out/heat --check --size=2048x2048 --steps=50
 else
   echo
   echo "== no GPU here: to run it on one, build the driver with"
   echo "   build/tools/stencilc/stencilc dsl-examples/heat.st --emit-main -o heat_main.cu"
-  echo "   nvcc -std=c++17 -O3 -arch=sm_90 -Iruntime/include heat_main.cu -o heat && ./heat --check"
+  echo "   nvcc -std=c++17 -O3 -arch=sm_90 heat_main.cu -o heat && ./heat --check"
 fi

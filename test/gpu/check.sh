@@ -109,11 +109,12 @@ CHECK
     done
   done
   echo
-  echo "| variant | size | steps | max rel. error | bound | check | GStencils/s |"
-  echo "|---|---|---|---|---|---|---|"
+  echo "| variant | type | t | size | steps | max rel. error | bound | check | GStencils/s |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   grep '^RESULT' "$log" | sed 's/RESULT //' | awk '{
     for (i = 1; i <= NF; ++i) { split($i, kv, "="); f[kv[1]] = kv[2] }
-    printf "| %s | %s | %s | %s | %s | %s | %s |\n", f["variant"], f["size"],
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", f["variant"],
+      f["type"], f["fuse"], f["size"],
       (f["timed_steps"] != "" ? f["timed_steps"] : f["steps"]),
       (f["err"] != "" ? f["err"] : "-"), (f["bound"] != "" ? f["bound"] : "-"),
       (f["status"] != "" ? f["status"] : "-"),

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "stencilc/CodeGen/CudaEmitter.h"
+#include "stencilc/CodeGen/EmbeddedRuntime.h"
 #include "stencilc/CodeGen/Emitter.h"
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/Support/Version.h"
@@ -1031,9 +1032,16 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   c.line("{}", banner);
   c.line("#include \"{}\"", opts.headerName);
   c.blank();
-  c.line("#include <stencilc/runtime.cuh>");
-  if (opts.emitMain)
-    c.line("#include <stencilc/driver.cuh>");
+  // The runtime travels inside the file, so it compiles with no include
+  // path; its include guards let a build that also includes the installed
+  // headers work too.
+  c.line("// ---- embedded runtime/include/stencilc/runtime.cuh ----");
+  c.write(embeddedRuntimeHeader());
+  if (opts.emitMain) {
+    c.line("// ---- embedded runtime/include/stencilc/driver.cuh ----");
+    c.write(embeddedDriverHeader());
+  }
+  c.line("// ---- end of the embedded runtime ----");
   c.line("#include <utility>");
   c.blank();
   if (opts.arch == GpuArch::SM80)

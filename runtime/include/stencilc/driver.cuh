@@ -11,7 +11,11 @@
 #ifndef STENCILC_DRIVER_CUH
 #define STENCILC_DRIVER_CUH
 
+// Generated code embeds runtime.cuh before this file; the guard keeps the
+// include from needing an include path then.
+#ifndef STENCILC_RUNTIME_CUH
 #include "stencilc/runtime.cuh"
+#endif
 
 #include <algorithm>
 #include <chrono>
@@ -342,7 +346,7 @@ template <class P> int driverMain(int argc, char **argv) {
     STENCILC_DRIVER_CHECK(reset());
     STENCILC_DRIVER_CHECK(P::run(gridPtrs, scratchPtrs, n, steps, stream));
     STENCILC_DRIVER_CHECK(cudaStreamSynchronize(stream));
-    // Grow the step count until one run lasts minTime (DESIGN.md §8), in
+    // Grow the step count until one run lasts minTime (DESIGN.md section 8), in
     // whole fused passes.
     while (minTime > 0) {
       STENCILC_DRIVER_CHECK(reset());

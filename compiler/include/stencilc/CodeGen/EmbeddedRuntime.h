@@ -1,0 +1,23 @@
+//===- EmbeddedRuntime.h - The runtime headers carried by stencilc -*- C++ -*-===//
+//
+// runtime/include/stencilc/{runtime,driver}.cuh, embedded at build time, so
+// that every generated .cu is self-contained: `nvcc -c out.cu` needs no
+// include path.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STENCILC_CODEGEN_EMBEDDEDRUNTIME_H
+#define STENCILC_CODEGEN_EMBEDDEDRUNTIME_H
+
+#include <string_view>
+
+namespace stencilc {
+
+/// The text of runtime/include/stencilc/runtime.cuh.
+std::string_view embeddedRuntimeHeader();
+/// The text of runtime/include/stencilc/driver.cuh (the --emit-main driver).
+std::string_view embeddedDriverHeader();
+
+} // namespace stencilc
+
+#endif // STENCILC_CODEGEN_EMBEDDEDRUNTIME_H
