@@ -7,6 +7,8 @@
 #   test/gpu/check.sh generate DIR   (here: needs a built stencilc)
 #   test/gpu/check.sh run DIR        (on the GPU machine: needs nvcc)
 #   test/gpu/check.sh all DIR        (both, where both are available)
+# FUSES="auto 1" limits the fusion depths generated (default: auto 1 2 3 4 8).
+# The generated code embeds its runtime: nvcc needs no include path.
 set -uo pipefail
 mode=${1:-all}
 dir=${2:-.gpu}
@@ -24,7 +26,7 @@ benchmarks="heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d box-3d27p
 generate() {
   for ex in "${examples[@]}"; do
     for ty in "${types[@]}"; do
-      for fuse in auto 1 2 3 4 8; do
+      for fuse in ${FUSES:-auto 1 2 3 4 8}; do
         # A sweep of fusion depths in f32; auto and 1 in the other types.
         [ "$fuse" != auto ] && [ "$fuse" != 1 ] && [ "$ty" != f32 ] && continue
         out="$dir/$ex.$ty.$fuse"
@@ -36,7 +38,6 @@ generate() {
     "$stencilc" "$root/dsl-examples/$ex.st" --emit-main --arch=sm_80 \
       -o "$dir/$ex.src.sm80.cu"
   done
-  cp -r "$root/runtime/include" "$dir/include"
   echo "generated $(ls "$dir"/*.cu | wc -l) programs in $dir"
 }
 
@@ -62,7 +63,7 @@ run() {
   ls *.cu | sed 's/\.cu$//' | xargs -P "$(nproc)" -I{} sh -c \
     'gencode="-gencode arch=compute_90,code=sm_90";
      case {} in *.sm80) gencode="-gencode arch=compute_80,code=sm_80 $gencode";; esac;
-     nvcc -std=c++17 -O3 $gencode -Iinclude {}.cu -o {} 2> {}.build.log || echo "BUILD FAIL {}"'
+     nvcc -O3 $gencode {}.cu -o {} 2> {}.build.log || echo "BUILD FAIL {}"'
   local failed=0
   # Correctness: every variant at every size, in parallel (the float64
   # reference runs on the CPU), each with its own output file.
