@@ -716,55 +716,41 @@ void StencilEmitter::emitKernel() {
     std::string inner = D == 1 ? "1" : axes([](int a) {
       return a == 0 ? std::string() : "w" + std::to_string(a);
     }, " * ").substr(3);
+    // One thread per `count` work items over the region; the item's tile
+    // coordinates, the slowest axis scaled by `rowsPerItem`.
+    auto workLoop = [&](const std::string &count, const std::string &rows,
+                        const std::string &call) {
+      out.line("const int sc_count = {};", count);
+      auto loop =
+          out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
+      out.line("int r = i;");
+      for (int a = D - 1; a >= 1; --a)
+        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
+      out.line("const int l0 = lo0 + r{};", rows);
+      out.line("const long long {};", axes([](int a) {
+                 std::string i = std::to_string(a);
+                 return "g" + i + " = o" + i + " + l" + i;
+               }));
+      out.line("{}", call);
+    };
+    std::string points =
+        axes([](int a) { return "w" + std::to_string(a); }, " * ");
     {
       auto edge = out.scope("if (sc_edge)");
       out.line("// Near the domain's edge: point by point, through the "
                "boundary conditions.");
-      out.line("const int sc_count = {};",
-               axes([](int a) { return "w" + std::to_string(a); }, " * "));
-      auto loop =
-          out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
-      out.line("int r = i;");
-      for (int a = D - 1; a >= 1; --a)
-        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
-      out.line("const int l0 = lo0 + r;");
-      out.line("const long long {};", axes([](int a) {
-                 std::string i = std::to_string(a);
-                 return "g" + i + " = o" + i + " + l" + i;
-               }));
-      out.line("computeStep<true>({}{}, a);", bufs, coords);
+      workLoop(points, "", "computeStep<true>(" + bufs + coords + ", a);");
     }
-    if (plan.strip == 1) {
+    {
       auto interior = out.scope("else");
-      out.line("const int sc_count = {};",
-               axes([](int a) { return "w" + std::to_string(a); }, " * "));
-      auto loop =
-          out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
-      out.line("int r = i;");
-      for (int a = D - 1; a >= 1; --a)
-        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
-      out.line("const int l0 = lo0 + r;");
-      out.line("const long long {};", axes([](int a) {
-                 std::string i = std::to_string(a);
-                 return "g" + i + " = o" + i + " + l" + i;
-               }));
-      out.line("computeStep<false>({}{}, a);", bufs, coords);
-    } else {
-      auto interior = out.scope("else");
-      out.line("// Inside: strips of kV points along axis 0, consecutive "
-               "threads on consecutive columns.");
-      out.line("const int sc_items = (w0 + kV - 1) / kV * {};", inner);
-      auto loop =
-          out.scope("for (int i = threadIdx.x; i < sc_items; i += kThreads)");
-      out.line("int r = i;");
-      for (int a = D - 1; a >= 1; --a)
-        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
-      out.line("const int l0 = lo0 + r * kV;");
-      out.line("const long long {};", axes([](int a) {
-                 std::string i = std::to_string(a);
-                 return "g" + i + " = o" + i + " + l" + i;
-               }));
-      out.line("computeStrip({}{}, lo0 + w0, a);", bufs, coords);
+      if (plan.strip == 1) {
+        workLoop(points, "", "computeStep<false>(" + bufs + coords + ", a);");
+      } else {
+        out.line("// Inside: strips of kV points along axis 0, consecutive "
+                 "threads on consecutive columns.");
+        workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
+                 "computeStrip(" + bufs + coords + ", lo0 + w0, a);");
+      }
     }
     out.line("__syncthreads();");
   }

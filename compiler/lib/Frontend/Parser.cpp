@@ -320,41 +320,32 @@ bool Parser::parseUpdate(std::vector<Decl> &decls) {
 
 /// expr ::= term (('+' | '-') term)*
 ExprPtr Parser::parseExpr(int depth) {
+  return parseChain(depth, TokenKind::Plus, TokenKind::Minus,
+                    &Parser::parseTerm);
+}
+
+/// term ::= unary (('*' | '/') unary)*
+ExprPtr Parser::parseTerm(int depth) {
+  return parseChain(depth, TokenKind::Star, TokenKind::Slash,
+                    &Parser::parseUnary);
+}
+
+ExprPtr Parser::parseChain(int depth, TokenKind op1, TokenKind op2,
+                           ExprPtr (Parser::*operand)(int)) {
   if (!checkDepth(depth))
     return nullptr;
-  ExprPtr lhs = parseTerm(depth);
-  while (lhs && (tok.is(TokenKind::Plus) || tok.is(TokenKind::Minus))) {
+  ExprPtr lhs = (this->*operand)(depth);
+  while (lhs && (tok.is(op1) || tok.is(op2))) {
     auto bin = std::make_unique<Expr>(ExprKind::Binary, tok.loc);
     bin->op = tok.text[0];
     consume();
-    ExprPtr rhs = parseTerm(depth + 1);
+    ExprPtr rhs = (this->*operand)(depth + 1);
     if (!rhs)
       return nullptr;
     bin->args.push_back(std::move(lhs));
     bin->args.push_back(std::move(rhs));
     lhs = std::move(bin);
     // A long chain builds a deep left spine: count it against the limit.
-    if (!checkDepth(++depth))
-      return nullptr;
-  }
-  return lhs;
-}
-
-/// term ::= unary (('*' | '/') unary)*
-ExprPtr Parser::parseTerm(int depth) {
-  if (!checkDepth(depth))
-    return nullptr;
-  ExprPtr lhs = parseUnary(depth);
-  while (lhs && (tok.is(TokenKind::Star) || tok.is(TokenKind::Slash))) {
-    auto bin = std::make_unique<Expr>(ExprKind::Binary, tok.loc);
-    bin->op = tok.text[0];
-    consume();
-    ExprPtr rhs = parseUnary(depth + 1);
-    if (!rhs)
-      return nullptr;
-    bin->args.push_back(std::move(lhs));
-    bin->args.push_back(std::move(rhs));
-    lhs = std::move(bin);
     if (!checkDepth(++depth))
       return nullptr;
   }

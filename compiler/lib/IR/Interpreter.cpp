@@ -1,6 +1,7 @@
 //===- Interpreter.cpp - CPU reference execution of the Stencil IR --------===//
 
 #include "stencilc/IR/Interpreter.h"
+#include "stencilc/IR/Evaluate.h"
 
 #include <algorithm>
 #include <cmath>
@@ -53,16 +54,6 @@ double Interpreter::read(int g, const std::array<int64_t, kMaxDims> &q) const {
   return data[g][index];
 }
 
-template <typename C> static C powInt(C x, int e) {
-  C r = x;
-  int m = std::abs(e);
-  if (m == 0)
-    return C(1);
-  for (int i = 1; i < m; ++i)
-    r = r * x;
-  return e < 0 ? C(1) / r : r;
-}
-
 template <typename C> void Interpreter::step() {
   const ExprGraph &g = stencil.graph;
   std::vector<std::vector<double>> out(data.size());
@@ -81,50 +72,17 @@ template <typename C> void Interpreter::step() {
       const Node &node = g[i];
       C a = node.lhs >= 0 ? v[node.lhs] : C(0);
       C b = node.rhs >= 0 ? v[node.rhs] : C(0);
-      switch (node.op) {
-      case Op::Const:
+      if (node.op == Op::Const) {
         v[i] = static_cast<C>(node.value);
-        break;
-      case Op::Param:
+      } else if (node.op == Op::Param) {
         v[i] = paramValues[node.index];
-        break;
-      case Op::Read: {
+      } else if (node.op == Op::Read) {
         std::array<int64_t, kMaxDims> q = p;
         for (int ax = 0; ax < stencil.dims; ++ax)
           q[ax] += node.offset[ax];
         v[i] = static_cast<C>(read(node.index, q));
-        break;
-      }
-      case Op::Neg:
-        v[i] = -a;
-        break;
-      case Op::Add:
-        v[i] = a + b;
-        break;
-      case Op::Sub:
-        v[i] = a - b;
-        break;
-      case Op::Mul:
-        v[i] = a * b;
-        break;
-      case Op::Div:
-        v[i] = a / b;
-        break;
-      case Op::Min:
-        v[i] = std::fmin(a, b);
-        break;
-      case Op::Max:
-        v[i] = std::fmax(a, b);
-        break;
-      case Op::Sqrt:
-        v[i] = std::sqrt(a);
-        break;
-      case Op::Abs:
-        v[i] = std::fabs(a);
-        break;
-      case Op::Pow:
-        v[i] = powInt(a, node.exponent);
-        break;
+      } else {
+        v[i] = applyOp(node.op, a, b, node.exponent);
       }
     }
     for (const Update &u : stencil.updates) {

@@ -1,6 +1,7 @@
 //===- LinearForm.cpp - Extracting taps from an update --------------------===//
 
 #include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/Evaluate.h"
 
 #include <cmath>
 #include <map>
@@ -142,51 +143,14 @@ double stencilc::evaluateGridFree(const ExprGraph &graph, int node,
       continue;
     const Node &n = graph[i];
     double a = n.lhs >= 0 ? v[n.lhs] : 0, b = n.rhs >= 0 ? v[n.rhs] : 0;
-    switch (n.op) {
-    case Op::Const:
+    if (n.op == Op::Const)
       v[i] = n.value;
-      break;
-    case Op::Param:
+    else if (n.op == Op::Param)
       v[i] = params[n.index];
-      break;
-    case Op::Read:
+    else if (n.op == Op::Read)
       v[i] = NAN; // Not grid-free; callers never pass such a node.
-      break;
-    case Op::Neg:
-      v[i] = -a;
-      break;
-    case Op::Add:
-      v[i] = a + b;
-      break;
-    case Op::Sub:
-      v[i] = a - b;
-      break;
-    case Op::Mul:
-      v[i] = a * b;
-      break;
-    case Op::Div:
-      v[i] = a / b;
-      break;
-    case Op::Min:
-      v[i] = std::fmin(a, b);
-      break;
-    case Op::Max:
-      v[i] = std::fmax(a, b);
-      break;
-    case Op::Sqrt:
-      v[i] = std::sqrt(a);
-      break;
-    case Op::Abs:
-      v[i] = std::fabs(a);
-      break;
-    case Op::Pow: {
-      double r = 1;
-      for (int k = 0; k < std::abs(n.exponent); ++k)
-        r *= a;
-      v[i] = n.exponent < 0 ? 1 / r : r;
-      break;
-    }
-    }
+    else
+      v[i] = applyOp(n.op, a, b, n.exponent);
   }
   return v[node];
 }

@@ -1,6 +1,7 @@
 //===- Stencil.cpp - The Stencil IR ---------------------------------------===//
 
 #include "stencilc/IR/Stencil.h"
+#include "stencilc/IR/Evaluate.h"
 
 #include "llvm/ADT/Hashing.h"
 
@@ -73,37 +74,6 @@ static uint64_t hashNode(const Node &n) {
                             bits);
 }
 
-static double foldConst(Op op, double a, double b, int exponent) {
-  switch (op) {
-  case Op::Neg:
-    return -a;
-  case Op::Add:
-    return a + b;
-  case Op::Sub:
-    return a - b;
-  case Op::Mul:
-    return a * b;
-  case Op::Div:
-    return a / b;
-  case Op::Min:
-    return std::fmin(a, b);
-  case Op::Max:
-    return std::fmax(a, b);
-  case Op::Sqrt:
-    return std::sqrt(a);
-  case Op::Abs:
-    return std::fabs(a);
-  case Op::Pow: {
-    double r = 1;
-    for (int i = 0; i < std::abs(exponent); ++i)
-      r *= a;
-    return exponent < 0 ? 1 / r : r;
-  }
-  default:
-    return a;
-  }
-}
-
 int ExprGraph::add(Node n) {
   // Fold arithmetic on constants, in double, at compile time.
   if (n.op != Op::Const && n.op != Op::Param && n.op != Op::Read) {
@@ -112,7 +82,7 @@ int ExprGraph::add(Node n) {
     if (lConst && rConst) {
       double a = nodes[n.lhs].value;
       double b = n.rhs >= 0 ? nodes[n.rhs].value : 0;
-      return constant(foldConst(n.op, a, b, n.exponent), n.loc);
+      return constant(applyOp(n.op, a, b, n.exponent), n.loc);
     }
   }
   uint64_t h = hashNode(n);

@@ -46,6 +46,9 @@ private:
   ast::ExprPtr parseExpr(int depth);
   ast::ExprPtr parseTerm(int depth);
   ast::ExprPtr parseUnary(int depth);
+  /// A left-associative chain of `operand`s joined by op1 or op2.
+  ast::ExprPtr parseChain(int depth, TokenKind op1, TokenKind op2,
+                          ast::ExprPtr (Parser::*operand)(int));
   ast::ExprPtr parsePrimary(int depth);
   ast::ExprPtr parseNumber();
   bool parseOffsets(ast::Expr &index);
