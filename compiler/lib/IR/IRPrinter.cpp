@@ -88,6 +88,23 @@ static void printBoundary(const Grid &g, llvm::raw_ostream &os) {
   }
 }
 
+static void printFused(const Stencil &s, const FusedKernel &f,
+                       llvm::raw_ostream &os) {
+  char alpha[32];
+  std::snprintf(alpha, sizeof alpha, "%.4g", f.alpha);
+  os << "  fused " << s.grids[f.grid].name << ": steps=" << f.steps
+     << " taps=" << f.taps.size() << " base_taps=" << f.baseTaps
+     << " alpha=" << alpha << " band=";
+  for (int a = 0; a < s.dims; ++a)
+    os << (a ? "," : "") << "-" << f.bandLo[a] << ":+" << f.bandHi[a];
+  os << "\n";
+  for (const Tap &t : f.taps) {
+    os << "    " << s.grids[t.grid].name;
+    formatOffset(s, t.offset, os);
+    os << " * " << formatCoefficient(s, t.coeff) << "\n";
+  }
+}
+
 void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
   os << "stencil " << s.name << " dims=" << s.dims
      << " type=" << elemTypeName(s.elemType)
@@ -165,6 +182,8 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
       os << " * " << formatCoefficient(s, t.coeff) << "\n";
     }
   }
+  if (s.fused)
+    printFused(s, *s.fused, os);
 }
 
 void stencilc::printIR(const Module &module, llvm::raw_ostream &os) {

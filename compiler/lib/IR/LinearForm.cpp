@@ -134,23 +134,33 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
   return out;
 }
 
+static double evaluateNode(const Node &n, const std::vector<double> &v,
+                           const std::vector<double> &params) {
+  double a = n.lhs >= 0 ? v[n.lhs] : 0, b = n.rhs >= 0 ? v[n.rhs] : 0;
+  if (n.op == Op::Const)
+    return n.value;
+  if (n.op == Op::Param)
+    return params[n.index];
+  if (n.op == Op::Read)
+    return NAN; // Not grid-free.
+  return applyOp(n.op, a, b, n.exponent);
+}
+
 double stencilc::evaluateGridFree(const ExprGraph &graph, int node,
                                   const std::vector<double> &params) {
   std::vector<bool> live = graph.reachable({node});
   std::vector<double> v(node + 1, 0.0);
-  for (int i = 0; i <= node; ++i) {
-    if (!live[i])
-      continue;
-    const Node &n = graph[i];
-    double a = n.lhs >= 0 ? v[n.lhs] : 0, b = n.rhs >= 0 ? v[n.rhs] : 0;
-    if (n.op == Op::Const)
-      v[i] = n.value;
-    else if (n.op == Op::Param)
-      v[i] = params[n.index];
-    else if (n.op == Op::Read)
-      v[i] = NAN; // Not grid-free; callers never pass such a node.
-    else
-      v[i] = applyOp(n.op, a, b, n.exponent);
-  }
+  for (int i = 0; i <= node; ++i)
+    if (live[i])
+      v[i] = evaluateNode(graph[i], v, params);
   return v[node];
+}
+
+std::vector<double>
+stencilc::evaluateGridFreeAll(const ExprGraph &graph,
+                              const std::vector<double> &params) {
+  std::vector<double> v(graph.size(), 0.0);
+  for (size_t i = 0; i < graph.size(); ++i)
+    v[i] = evaluateNode(graph[i], v, params);
+  return v;
 }

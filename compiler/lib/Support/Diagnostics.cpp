@@ -10,7 +10,7 @@ void DiagnosticEngine::error(llvm::SMLoc loc, const llvm::Twine &msg,
   if (numErrors > kMaxErrors) {
     suppressNotes = true;
     if (numErrors == kMaxErrors + 1)
-      os << "stencilc: error: too many errors emitted, stopping now\n";
+      os << toolName << ": error: too many errors emitted, stopping now\n";
     return;
   }
   suppressNotes = false;
@@ -28,7 +28,7 @@ void DiagnosticEngine::note(llvm::SMLoc loc, const llvm::Twine &msg) {
 
 void DiagnosticEngine::error(const llvm::Twine &msg) {
   ++numErrors;
-  os << "stencilc: error: " << msg << "\n";
+  os << toolName << ": error: " << msg << "\n";
 }
 
 llvm::StringRef

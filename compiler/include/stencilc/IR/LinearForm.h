@@ -21,6 +21,10 @@ std::optional<LinearForm> extractLinearForm(ExprGraph &graph, int root);
 /// Evaluates a grid-free node with the given parameter values, in double.
 double evaluateGridFree(const ExprGraph &graph, int node,
                         const std::vector<double> &params);
+/// The value of every grid-free node in one sweep (NaN for nodes that read
+/// a grid), indexed by node.
+std::vector<double> evaluateGridFreeAll(const ExprGraph &graph,
+                                        const std::vector<double> &params);
 
 } // namespace stencilc
 

@@ -152,6 +152,23 @@ struct Update {
   std::array<int, kMaxDims> reachLo{}, reachHi{};
 };
 
+/// The result of temporal fusion (Transforms/TemporalFusion.h): `steps`
+/// steps of the single update as one linear kernel.
+struct FusedKernel {
+  int steps = 1;
+  int grid = 0;
+  /// Taps of the t-step kernel, sorted by offset; coefficients are nodes of
+  /// the stencil's graph.
+  std::vector<Tap> taps;
+  /// Taps of one step, K, and of the fused kernel, K^(t).
+  int baseTaps = 0;
+  /// Gu et al. eq. 9: K^(t) / (t * K).
+  double alpha = 1;
+  /// Width of the boundary band per axis and side where the fused kernel is
+  /// not exact: t times the reach of one step; 0 on periodic axes.
+  std::array<int, kMaxDims> bandLo{}, bandHi{};
+};
+
 struct Hints {
   std::optional<int> fuse; ///< Unset: automatic.
   std::optional<int64_t> steps;
@@ -167,6 +184,8 @@ struct Stencil {
   std::vector<Update> updates;
   ExprGraph graph;
   Hints hints;
+  /// Set by temporal fusion.
+  std::optional<FusedKernel> fused;
 
   int findGrid(llvm::StringRef name) const;
   const Update *updateOf(int grid) const;

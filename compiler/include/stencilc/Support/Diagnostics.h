@@ -18,6 +18,8 @@
 #include "llvm/Support/SourceMgr.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <string>
+
 namespace stencilc {
 
 /// Collects and prints diagnostics against the buffers of one SourceMgr.
@@ -37,6 +39,9 @@ public:
   /// read, a bad command-line value).
   void error(const llvm::Twine &msg);
 
+  /// The program name that prefixes errors without a location.
+  void setToolName(llvm::StringRef name) { toolName = name.str(); }
+
   bool hasErrors() const { return numErrors != 0; }
   unsigned errorCount() const { return numErrors; }
   llvm::SourceMgr &getSourceMgr() { return sourceMgr; }
@@ -48,6 +53,7 @@ private:
   llvm::raw_ostream &os;
   unsigned numErrors = 0;
   bool suppressNotes = false;
+  std::string toolName = "stencilc";
 };
 
 /// Returns the candidate closest to `name` by edit distance, or an empty

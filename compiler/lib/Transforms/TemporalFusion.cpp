@@ -1,0 +1,86 @@
+//===- TemporalFusion.cpp - t steps of a linear stencil as one ------------===//
+
+#include "stencilc/Transforms/TemporalFusion.h"
+
+#include <map>
+
+using namespace stencilc;
+
+/// Sum of `terms[lo, hi)` as a balanced tree, so coefficient expressions
+/// stay shallow.
+static int balancedSum(ExprGraph &g, const std::vector<int> &terms, size_t lo,
+                       size_t hi) {
+  if (hi - lo == 1)
+    return terms[lo];
+  size_t mid = lo + (hi - lo) / 2;
+  return g.binary(Op::Add, balancedSum(g, terms, lo, mid),
+                  balancedSum(g, terms, mid, hi));
+}
+
+static bool isZero(const ExprGraph &g, int node) {
+  return g[node].op == Op::Const && g[node].value == 0.0;
+}
+
+bool stencilc::fuseTemporally(Stencil &s, int steps,
+                              DiagnosticEngine &diags) {
+  if (steps < 1) {
+    diags.error(s.loc, "temporal fusion of stencil '" + s.name +
+                           "' needs at least 1 step, not " +
+                           llvm::Twine(steps));
+    return false;
+  }
+  if (s.updates.size() != 1 || !s.updates[0].linear ||
+      s.updates[0].linear->constant >= 0) {
+    diags.error(s.loc, "temporal fusion needs a linear stencil of one grid "
+                       "without a constant term; stencil '" +
+                           s.name + "' is not");
+    return false;
+  }
+  const Update &u = s.updates[0];
+  for (const Tap &t : u.linear->taps)
+    if (t.grid != u.grid) {
+      diags.error(s.loc, "temporal fusion of stencil '" + s.name +
+                             "' would fuse reads of grid '" +
+                             s.grids[t.grid].name +
+                             "', which the update does not advance");
+      return false;
+    }
+
+  // K^(k+1)(o) = sum over p + q = o of K(p) * K^(k)(q).
+  std::map<Offset, int> current;
+  for (const Tap &t : u.linear->taps)
+    current[t.offset] = t.coeff;
+  const std::map<Offset, int> base = current;
+  for (int k = 1; k < steps; ++k) {
+    std::map<Offset, std::vector<int>> terms;
+    for (const auto &[p, cp] : base)
+      for (const auto &[q, cq] : current) {
+        Offset o{p[0] + q[0], p[1] + q[1], p[2] + q[2]};
+        terms[o].push_back(s.graph.binary(Op::Mul, cp, cq));
+      }
+    current.clear();
+    for (auto &[o, list] : terms) {
+      int sum = balancedSum(s.graph, list, 0, list.size());
+      if (!isZero(s.graph, sum))
+        current[o] = sum;
+    }
+  }
+
+  FusedKernel f;
+  f.steps = steps;
+  f.grid = u.grid;
+  f.baseTaps = static_cast<int>(base.size());
+  for (const auto &[o, c] : current)
+    f.taps.push_back(Tap{u.grid, o, c});
+  f.alpha = static_cast<double>(f.taps.size()) /
+            (static_cast<double>(steps) * f.baseTaps);
+  const Grid &g = s.grids[u.grid];
+  for (int a = 0; a < s.dims; ++a) {
+    if (g.boundary[a].kind == BoundaryKind::Periodic)
+      continue;
+    f.bandLo[a] = steps * u.reachLo[a];
+    f.bandHi[a] = steps * u.reachHi[a];
+  }
+  s.fused = std::move(f);
+  return true;
+}
