@@ -2,8 +2,10 @@
 //
 // Reads one .st file and writes what --emit asks for. Output files appear
 // only when compilation succeeded: they are written to temporary files and
-// renamed into place at the end. Exit codes: 0 success; 1 an error in the
-// input or on the command line.
+// renamed into place at the end; the depfile of -MD goes with them. With
+// --write-if-changed an output whose content is unchanged is not rewritten,
+// so build systems see no new timestamp. Exit codes: 0 success; 1 an error
+// in the input or on the command line.
 //
 //===----------------------------------------------------------------------===//
 
@@ -13,10 +15,12 @@
 #include "stencilc/Support/Diagnostics.h"
 #include "stencilc/Support/Version.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
@@ -57,6 +61,20 @@ cl::opt<bool> emitMain(
     cl::desc("Add a standalone main(): random input, --check against a "
              "float64 CPU reference, and a GStencils/s report"));
 
+cl::opt<bool> depfileOpt(
+    "MD", cl::cat(outputCat),
+    cl::desc("Also write a Make/Ninja depfile: the outputs depend on the "
+             "input (default name: the output's with extension .d)"));
+
+cl::opt<std::string> depfileName(
+    "MF", cl::value_desc("file"), cl::cat(outputCat),
+    cl::desc("Write the depfile of -MD to <file>"));
+
+cl::opt<bool> writeIfChanged(
+    "write-if-changed", cl::cat(outputCat),
+    cl::desc("Leave an output file untouched, timestamp included, when its "
+             "content would not change"));
+
 cl::opt<std::string> archOpt("arch", cl::init("sm_90"),
                              cl::value_desc("sm_80|sm_90"),
                              cl::cat(codegenCat),
@@ -87,9 +105,47 @@ std::string withExtension(llvm::StringRef path, llvm::StringRef ext) {
   return std::string(p);
 }
 
+/// `path` escaped for a Make rule, as GCC writes it: spaces and '#' take a
+/// backslash, '$' doubles.
+std::string escapeForMake(llvm::StringRef path) {
+  std::string out;
+  for (char c : path) {
+    if (c == ' ' || c == '#' || c == '\t')
+      out += '\\';
+    else if (c == '$')
+      out += '$';
+    out += c;
+  }
+  return out;
+}
+
+/// The depfile text: every target depends on the input.
+std::string makeDepfile(const std::vector<std::string> &targets,
+                        llvm::StringRef input) {
+  std::string text;
+  for (const std::string &t : targets) {
+    if (!text.empty())
+      text += ' ';
+    text += escapeForMake(t);
+  }
+  text += ':';
+  if (input != "-")
+    text += " " + escapeForMake(input);
+  text += '\n';
+  return text;
+}
+
+/// Whether the file at `path` holds exactly `text`.
+bool hasContent(const std::string &path, llvm::StringRef text) {
+  llvm::ErrorOr<std::unique_ptr<llvm::MemoryBuffer>> buf =
+      llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
+                                  /*RequiresNullTerminator=*/false);
+  return buf && (*buf)->getBuffer() == text;
+}
+
 /// Writes every (path, text) pair, or none: each goes to a temporary file
 /// beside its target first, and all are renamed only when all were written.
-bool writeAll(const std::vector<std::pair<std::string, std::string>> &files,
+bool writeAll(std::vector<std::pair<std::string, std::string>> files,
               DiagnosticEngine &diags) {
   // A target that is a directory would fail only at its rename, after
   // others were renamed into place: refuse it before writing anything.
@@ -98,6 +154,10 @@ bool writeAll(const std::vector<std::pair<std::string, std::string>> &files,
       diags.error("cannot write '" + file.first + "': Is a directory");
       return false;
     }
+  if (writeIfChanged)
+    llvm::erase_if(files, [](const std::pair<std::string, std::string> &f) {
+      return hasContent(f.first, f.second);
+    });
   std::vector<std::string> temps;
   auto cleanup = [&] {
     for (const std::string &t : temps)
@@ -171,6 +231,15 @@ int compile(DiagnosticEngine &diags) {
     }
   }
 
+  if (depfileName.getNumOccurrences() && !depfileOpt) {
+    diags.error("-MF names the depfile of -MD; add -MD");
+    return 1;
+  }
+  if (depfileOpt && depfileName.getNumOccurrences() && depfileName.empty()) {
+    diags.error("-MF needs a file name");
+    return 1;
+  }
+
   unsigned buffer = loadSourceFile(inputFile, diags);
   if (!buffer)
     return 1;
@@ -220,12 +289,26 @@ int compile(DiagnosticEngine &diags) {
   }
   os.flush();
   if (outPath.empty() || outPath == "-") {
+    if (depfileOpt) {
+      diags.error("-MD needs output files; it cannot be used when writing "
+                  "to standard output");
+      return 1;
+    }
     llvm::outs() << text;
     return 0;
   }
   if (files.empty())
     files.push_back({outPath, text});
-  return writeAll(files, diags) ? 0 : 1;
+  if (depfileOpt) {
+    // Targets in the order a user reads them: the -o file first.
+    std::vector<std::string> targets;
+    for (auto it = files.rbegin(); it != files.rend(); ++it)
+      targets.push_back(it->first);
+    std::string depPath =
+        depfileName.empty() ? withExtension(outPath, ".d") : depfileName;
+    files.push_back({depPath, makeDepfile(targets, inputFile)});
+  }
+  return writeAll(std::move(files), diags) ? 0 : 1;
 }
 
 } // namespace
@@ -238,9 +321,13 @@ int main(int argc, char **argv) {
       argc, argv,
       "stencilc: compile a stencil (.st) to CUDA C++\n\n"
       "  stencilc heat.st -o heat.cu      writes heat.cu and heat.h\n"
-      "  stencilc heat.st --emit=ir       prints the Stencil IR\n\n"
+      "  stencilc heat.st --emit=ir       prints the Stencil IR\n"
+      "  stencilc heat.st -o heat.cu -MD --write-if-changed\n"
+      "                                   also writes the depfile heat.d, and "
+      "leaves\n"
+      "                                   unchanged outputs untouched\n\n"
       "Exit status: 0 on success, 1 on any error in the input or the "
-      "options.\n");
+      "options; on error no output file is written.\n");
   llvm::SourceMgr sourceMgr;
   DiagnosticEngine diags(sourceMgr);
   int rc = compile(diags);

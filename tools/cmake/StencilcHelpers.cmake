@@ -1,0 +1,143 @@
+# stencilc_add_library: stencil sources (.st) as a CUDA library target.
+#
+#   stencilc_add_library(<target> SOURCES a.st b.st
+#                        [ARCH sm_80 sm_90] [OPTIONS <stencilc flags>...])
+#
+# Each .st file is compiled by its own custom command,
+#   stencilc a.st -o <bin>/<target>.stencilc/a.cu --arch=... -MD -MF a.d
+#            --write-if-changed <OPTIONS>
+# whose depfile names the real inputs, and whose outputs keep their
+# timestamps when their content is unchanged, so that nothing downstream
+# rebuilds needlessly. <target> is a static library compiling the generated
+# .cu files with the caller's CUDA compiler (the project must enable CUDA);
+# the generated headers' directory is on its PUBLIC include path, so that
+# `#include "a.h"` works in whatever links <target>, and it links
+# Stencilc::runtime.
+#
+# ARCH: sm_80 and/or sm_90 (default sm_90). It sets CUDA_ARCHITECTURES (80,
+# 90) and stencilc's --arch: sm_80 code when sm_80 is among them, since sm_80
+# code runs on sm_90 too; sm_90 code when sm_90 alone is asked.
+# OPTIONS go to stencilc verbatim (e.g. --fuse=4, --type=f64); give them last.
+#
+# The compiler run is Stencilc::stencilc: the imported one after
+# find_package(Stencilc), this tree's own inside add_subdirectory. The cache
+# variable STENCILC_EXECUTABLE, when set, overrides it (cross builds: a
+# stencilc that runs on the build machine).
+include_guard(GLOBAL)
+cmake_policy(PUSH)
+# Functions keep the policies in force where they are defined: CMP0116 (NEW:
+# Ninja rewrites depfile paths relative to the build tree) among them.
+cmake_policy(VERSION 3.20)
+
+set(STENCILC_EXECUTABLE "" CACHE FILEPATH
+  "stencilc run at build time by stencilc_add_library (empty: the Stencilc::stencilc target)")
+
+function(stencilc_add_library target)
+  set(keywords SOURCES ARCH OPTIONS)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "${keywords}")
+  if(ARG_UNPARSED_ARGUMENTS)
+    message(WARNING "stencilc_add_library(${target}): unknown arguments "
+      "ignored: ${ARG_UNPARSED_ARGUMENTS}; the keywords are ${keywords}")
+  endif()
+  # An unknown keyword after a list keyword lands in that list: find it by
+  # its shape (an upper-case word), warn, and drop it with its values.
+  foreach(kw IN LISTS keywords)
+    set(kept)
+    set(dropping FALSE)
+    foreach(item IN LISTS ARG_${kw})
+      if(item MATCHES "^[A-Z][A-Z0-9_]*$")
+        set(dropping TRUE)
+        if(item STREQUAL "TARGET" OR item STREQUAL "PRECISION")
+          message(WARNING "stencilc_add_library(${target}): ${item} is not "
+            "supported yet (stencilc has no such option); ignored with its "
+            "values")
+        else()
+          message(WARNING "stencilc_add_library(${target}): unknown keyword "
+            "${item} ignored with its values; the keywords are ${keywords}")
+        endif()
+      elseif(NOT dropping)
+        list(APPEND kept "${item}")
+      endif()
+    endforeach()
+    set(ARG_${kw} "${kept}")
+  endforeach()
+  if(NOT ARG_SOURCES)
+    message(FATAL_ERROR "stencilc_add_library(${target}): give SOURCES a.st ...")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(NOT "CUDA" IN_LIST languages)
+    message(FATAL_ERROR "stencilc_add_library(${target}): enable CUDA first, "
+      "e.g. project(<name> LANGUAGES CXX CUDA)")
+  endif()
+
+  # ARCH: CUDA_ARCHITECTURES and the code stencilc generates.
+  if(NOT ARG_ARCH)
+    set(ARG_ARCH sm_90)
+  endif()
+  set(cuda_archs)
+  foreach(arch IN LISTS ARG_ARCH)
+    if(NOT arch MATCHES "^sm_(80|90)$")
+      message(FATAL_ERROR "stencilc_add_library(${target}): unsupported ARCH "
+        "'${arch}'; expected sm_80 or sm_90")
+    endif()
+    list(APPEND cuda_archs "${CMAKE_MATCH_1}")
+  endforeach()
+  list(REMOVE_DUPLICATES cuda_archs)
+  if("sm_80" IN_LIST ARG_ARCH)
+    set(stencilc_arch sm_80)
+  else()
+    set(stencilc_arch sm_90)
+  endif()
+
+  # The compiler: STENCILC_EXECUTABLE, else the Stencilc::stencilc target.
+  if(STENCILC_EXECUTABLE)
+    set(compiler "${STENCILC_EXECUTABLE}")
+    set(compiler_dep "${STENCILC_EXECUTABLE}")
+  elseif(TARGET Stencilc::stencilc)
+    get_target_property(compiler Stencilc::stencilc ALIASED_TARGET)
+    if(NOT compiler)
+      set(compiler Stencilc::stencilc)
+    endif()
+    set(compiler_dep ${compiler})
+  else()
+    message(FATAL_ERROR "stencilc_add_library(${target}): no stencilc; call "
+      "find_package(Stencilc) or set STENCILC_EXECUTABLE")
+  endif()
+
+  set(outdir "${CMAKE_CURRENT_BINARY_DIR}/${target}.stencilc")
+  file(MAKE_DIRECTORY "${outdir}")
+  set(generated)
+  set(names)
+  foreach(src IN LISTS ARG_SOURCES)
+    get_filename_component(input "${src}" ABSOLUTE
+      BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    get_filename_component(name "${src}" NAME_WLE)
+    if(name IN_LIST names)
+      message(FATAL_ERROR "stencilc_add_library(${target}): two sources named "
+        "${name}.st; their generated ${name}.h would collide")
+    endif()
+    list(APPEND names "${name}")
+    set(cu "${outdir}/${name}.cu")
+    set(h "${outdir}/${name}.h")
+    set(d "${outdir}/${name}.d")
+    add_custom_command(OUTPUT "${cu}" "${h}"
+      COMMAND ${compiler} "${input}" -o "${cu}" --arch=${stencilc_arch}
+              -MD -MF "${d}" --write-if-changed ${ARG_OPTIONS}
+      DEPENDS "${input}" ${compiler_dep}
+      DEPFILE "${d}"
+      COMMENT "stencilc ${src}"
+      VERBATIM)
+    list(APPEND generated "${cu}" "${h}")
+  endforeach()
+
+  add_library(${target} STATIC ${generated})
+  set_target_properties(${target} PROPERTIES CUDA_ARCHITECTURES "${cuda_archs}")
+  target_compile_features(${target} PRIVATE cuda_std_17)
+  target_include_directories(${target} PUBLIC "$<BUILD_INTERFACE:${outdir}>")
+  # The generated headers include <cuda_runtime.h>, also from C++ sources.
+  target_include_directories(${target} SYSTEM PUBLIC
+    ${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES})
+  target_link_libraries(${target} PUBLIC Stencilc::runtime)
+endfunction()
+
+cmake_policy(POP)
