@@ -465,18 +465,13 @@ void StencilEmitter::emitStripWindow(int g, const Offset &inner, int lo,
                                      int hi, const std::string &prefix) {
   // Rows past the buffer exist only in a partial last strip; clamping keeps
   // the loads in bounds and those points are never stored.
-  std::string col;
-  for (int a = 1; a < D; ++a)
-    col += " * kB" + std::to_string(a) + " + " +
-           plus("l" + std::to_string(a), inner[a]);
-  if (D >= 3) {
-    // ((row * kB1 + c1) * kB2 + c2)
-    col = " * kB1 + " + plus("l1", inner[1]) + ") * kB2 + " +
-          plus("l2", inner[2]);
-  }
   for (int k = lo; k <= plan.strip - 1 + hi; ++k) {
-    std::string row = "min(" + plus("l0", k) + ", kB0 - 1)";
-    std::string index = D >= 3 ? "(" + row + col : row + col;
+    std::string index = linear(
+        [&](int a) {
+          return a == 0 ? "min(" + plus("l0", k) + ", kB0 - 1)"
+                        : plus("l" + std::to_string(a), inner[a]);
+        },
+        [](int a) { return "kB" + std::to_string(a); });
     out.line("const Comp {}{} = stencilc::rt::Convert<Comp>::from(src_{}[{}]);",
              prefix, k - lo, name(g), index);
   }
@@ -496,14 +491,14 @@ void StencilEmitter::emitComputeStrip() {
       axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
       axes([](int a) { return "long long g" + std::to_string(a); }) +
       ", int sc_end, const Args &a)");
-  std::string innerIdx;
-  for (int a = 1; a < D; ++a)
-    innerIdx += " * kB" + std::to_string(a) + " + l" + std::to_string(a);
-  if (D >= 3)
-    innerIdx = " * kB1 + l1) * kB2 + l2";
   auto storeIndex = [&](int v) {
-    std::string row = v == 0 ? "l0" : "(" + plus("l0", v) + ")";
-    return D >= 3 ? "(" + row + innerIdx : row + innerIdx;
+    return linear(
+        [&](int a) {
+          if (a > 0)
+            return "l" + std::to_string(a);
+          return v == 0 ? std::string("l0") : "(" + plus("l0", v) + ")";
+        },
+        [](int a) { return "kB" + std::to_string(a); });
   };
   auto roRead = [&](const Node &n, int v) {
     const Grid &grid = s.grids[n.index];
@@ -713,9 +708,10 @@ void StencilEmitter::emitKernel() {
     std::string coords =
         axes([](int a) { return "l" + std::to_string(a); }) + ", " +
         axes([](int a) { return "g" + std::to_string(a); });
-    std::string inner = D == 1 ? "1" : axes([](int a) {
-      return a == 0 ? std::string() : "w" + std::to_string(a);
-    }, " * ").substr(3);
+    // Work items of the interior: strips times the points of the other axes.
+    std::string inner = "1";
+    for (int a = 1; a < D; ++a)
+      inner = (a == 1 ? "" : inner + " * ") + "w" + std::to_string(a);
     // One thread per `count` work items over the region; the item's tile
     // coordinates, the slowest axis scaled by `rowsPerItem`.
     auto workLoop = [&](const std::string &count, const std::string &rows,
