@@ -14,6 +14,7 @@
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/Support/Diagnostics.h"
 #include "stencilc/Support/Version.h"
+#include "stencilc/Transforms/Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -92,6 +93,21 @@ cl::opt<std::string> typeOpt(
     "type", cl::init(""), cl::value_desc("f16|bf16|f32|f64"),
     cl::cat(codegenCat),
     cl::desc("Element type of every grid, overriding the source"));
+
+cl::OptionCategory passCat("Passes");
+
+cl::opt<std::string> passesOpt(
+    "passes", cl::init(""), cl::value_desc("pipeline"), cl::cat(passCat),
+    cl::desc("Run passes on the IR, e.g. temporal-fusion{steps=4} (see "
+             "stencil-opt --help for the list); with --emit=ir"));
+
+cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::cat(passCat),
+                              cl::desc("Print the IR after each pass, to "
+                                       "standard error"));
+
+cl::opt<bool> timePasses("time-passes", cl::cat(passCat),
+                         cl::desc("Report the time of each pass, to "
+                                  "standard error"));
 
 void printVersion(llvm::raw_ostream &os) {
   os << "stencilc " << getVersion() << "\n  LLVM " << getLLVMVersion()
@@ -240,6 +256,14 @@ int compile(DiagnosticEngine &diags) {
     return 1;
   }
 
+  // The CUDA backend does not consume pass results yet: it would silently
+  // ignore them, and the AST comes before any pass.
+  if (!passesOpt.empty() && emitKind != EmitKind::IR) {
+    diags.error("--passes needs --emit=ir: the CUDA-core backend does not use "
+                "the results of passes yet");
+    return 1;
+  }
+
   unsigned buffer = loadSourceFile(inputFile, diags);
   if (!buffer)
     return 1;
@@ -260,6 +284,13 @@ int compile(DiagnosticEngine &diags) {
     if (typeOverride)
       for (Stencil &s : module->stencils)
         s.setElemType(*typeOverride);
+    if (!passesOpt.empty()) {
+      PipelineOptions popts;
+      popts.printIRAfterAll = printIRAfterAll;
+      popts.timePasses = timePasses;
+      if (!runPipeline(*module, passesOpt, popts, llvm::errs(), diags))
+        return 1;
+    }
     if (emitKind == EmitKind::IR) {
       printIR(*module, os);
     } else {
@@ -315,7 +346,7 @@ int compile(DiagnosticEngine &diags) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions({&outputCat, &codegenCat});
+  cl::HideUnrelatedOptions({&outputCat, &codegenCat, &passCat});
   cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(
       argc, argv,

@@ -70,6 +70,7 @@ private:
   bool declare(const Name &name, SymKind kind, int index);
   /// Records a name whose declaration failed, so uses stay quiet.
   void declareInvalid(const Name &name);
+  void reportUnknownType(const Name &type);
   bool checkTableShape(const Expr &table, llvm::StringRef fn);
   void declareGrids(const Decl &d);
   void declareParam(const Decl &d);
@@ -103,6 +104,16 @@ private:
 
 } // namespace
 
+void StencilSema::reportUnknownType(const Name &type) {
+  std::string hint;
+  llvm::StringRef best =
+      closestMatch(type.text, {"f16", "bf16", "f32", "f64"});
+  if (!best.empty())
+    hint = "; did you mean '" + best.str() + "'?";
+  diags.error(type.loc, "unknown element type '" + type.text +
+                            "'; expected f16, bf16, f32 or f64" + hint);
+}
+
 void StencilSema::declareInvalid(const Name &name) {
   symbols.try_emplace(name.text, Symbol{SymKind::Invalid, -1, name.loc});
 }
@@ -128,8 +139,7 @@ void StencilSema::declareGrids(const Decl &d) {
   std::optional<ElemType> type = parseElemType(d.type.name.text);
   bool ok = true;
   if (!type) {
-    diags.error(d.type.name.loc, "unknown element type '" + d.type.name.text +
-                                     "'; expected f16, bf16, f32 or f64");
+    reportUnknownType(d.type.name);
     ok = false;
   } else if (d.type.dims < 1 || d.type.dims > kMaxDims) {
     diags.error(d.type.dimsLoc, "a grid has 1, 2 or 3 dimensions, not " +
@@ -217,8 +227,7 @@ void StencilSema::declareParam(const Decl &d) {
   const Name &n = d.names[0];
   std::optional<ElemType> type = parseElemType(d.type.name.text);
   if (!type) {
-    diags.error(d.type.name.loc, "unknown element type '" + d.type.name.text +
-                                     "'; expected f16, bf16, f32 or f64");
+    reportUnknownType(d.type.name);
     declareInvalid(n);
     return;
   }

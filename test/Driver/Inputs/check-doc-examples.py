@@ -58,13 +58,13 @@ def check_errors(page, stencilc, heat):
                 cmds = ["stencilc example.st -o example.cu"]
             else:
                 cmds = [l[2:] for l in code.splitlines() if l.startswith("$ ")]
-            before = set(os.listdir(d))
             for i, cmd in enumerate(cmds):
+                # What the failing (last) command may not add to: the
+                # directory as the setup commands left it.
+                before = set(os.listdir(d))
                 r = run(cmd, d, env)
                 if i < len(cmds) - 1 and r.returncode != 0:
                     fail(f"'{msg}': setup command failed: {cmd}\n{r.stdout}")
-                if cmd.startswith("mkdir"):
-                    before = set(os.listdir(d))
             if r.returncode != 1:
                 fail(f"'{msg}': exit status {r.returncode}, not 1:\n{r.stdout}")
             if msg not in r.stdout:
