@@ -38,8 +38,8 @@ static int autoFuse(const Stencil &s) {
 }
 
 static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
-  int64_t elems = 1;
-  for (int a = 0; a < s.dims; ++a)
+  int64_t elems = p.box(0) + p.padRows();
+  for (int a = 1; a < s.dims; ++a)
     elems *= p.box(a);
   return 2 * p.numUpdated * elems * elemTypeBytes(s.elemType);
 }

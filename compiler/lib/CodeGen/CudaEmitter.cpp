@@ -112,7 +112,10 @@ private:
   /// named by `extent`.
   std::string linear(const std::function<std::string(int)> &coord,
                      const std::function<std::string(int)> &extent) const {
+    // Parenthesise a compound coordinate: it is multiplied next.
     std::string r = coord(0);
+    if (D > 1 && r.find(' ') != std::string::npos && r.front() != '(')
+      r = "(" + r + ")";
     for (int a = 1; a < D; ++a)
       r = (a > 1 ? "(" + r + ")" : r) + " * " + extent(a) + " + " + coord(a);
     return r;
@@ -227,8 +230,15 @@ void StencilEmitter::emitConstants() {
              std::string i = std::to_string(a);
              return "kB" + i + " = kT" + i + " + 2 * kH" + i;
            }));
-  out.line("constexpr int kBufElems = {};",
+  out.line("constexpr int kBoxElems = {}; // the tile and its halo",
            axes([](int a) { return "kB" + std::to_string(a); }, " * "));
+  // Each buffer ends with spare rows that a partial last strip may read.
+  std::string bufRows =
+      plan.padRows() ? "(kB0 + " + std::to_string(plan.padRows()) + ")"
+                     : "kB0";
+  out.line("constexpr int kBufElems = {};", axes([&](int a) {
+             return a == 0 ? bufRows : "kB" + std::to_string(a);
+           }, " * "));
   out.line("constexpr size_t kSmemBytes = 2 * {} * kBufElems * sizeof(Elem);",
            updated.size());
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
@@ -463,12 +473,13 @@ void StencilEmitter::emitComputeStep() {
 
 void StencilEmitter::emitStripWindow(int g, const Offset &inner, int lo,
                                      int hi, const std::string &prefix) {
-  // Rows past the buffer exist only in a partial last strip; clamping keeps
-  // the loads in bounds and those points are never stored.
+  // A partial last strip reads up to kV rows past the box: into the
+  // buffer's spare rows, for points that are never stored. No clamp, so the
+  // row offset folds into the load's address.
   for (int k = lo; k <= plan.strip - 1 + hi; ++k) {
     std::string index = linear(
         [&](int a) {
-          return a == 0 ? "min(" + plus("l0", k) + ", kB0 - 1)"
+          return a == 0 ? plus("l0", k)
                         : plus("l" + std::to_string(a), inner[a]);
         },
         [](int a) { return "kB" + std::to_string(a); });
@@ -653,7 +664,7 @@ void StencilEmitter::emitKernel() {
   out.line("// domain along other axes are never read as values.");
   {
     auto loop = out.scope(
-        "for (int i = threadIdx.x; i < kBufElems; i += kThreads)");
+        "for (int i = threadIdx.x; i < kBoxElems; i += kThreads)");
     out.line("int r = i;");
     for (int a = D - 1; a >= 1; --a)
       out.line("const int l{0} = r % kB{0};\nr /= kB{0};", a);
