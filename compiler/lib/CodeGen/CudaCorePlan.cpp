@@ -38,8 +38,8 @@ static int autoFuse(const Stencil &s) {
 }
 
 static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
-  int64_t elems = p.box(0) + p.padRows();
-  for (int a = 1; a < s.dims; ++a)
+  int64_t elems = 1;
+  for (int a = 0; a < s.dims; ++a)
     elems *= p.box(a);
   return 2 * p.numUpdated * elems * elemTypeBytes(s.elemType);
 }
@@ -66,13 +66,15 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   p.tile = kTiles[s.dims - 1];
   p.strip = kStrips[s.dims - 1];
   int64_t limit = maxSharedBytesPerBlock(arch);
-  // Halve the largest tile extent until the buffers fit.
+  // Halve the largest tile extent that may still shrink until the buffers
+  // fit. Axis 0 keeps room for one strip.
+  auto floor = [&](int a) { return a == 0 ? std::max(4, p.strip) : 4; };
   while (sharedBytes(p, s) > limit) {
-    int axis = 0;
-    for (int a = 1; a < s.dims; ++a)
-      if (p.tile[a] > p.tile[axis])
+    int axis = -1;
+    for (int a = 0; a < s.dims; ++a)
+      if (p.tile[a] > floor(a) && (axis < 0 || p.tile[a] > p.tile[axis]))
         axis = a;
-    if (p.tile[axis] <= 4) {
+    if (axis < 0) {
       diags.error(s.loc, "fusing " + llvm::Twine(p.fuse) +
                              " steps of stencil '" + s.name + "' needs " +
                              llvm::Twine(sharedBytes(p, s)) +

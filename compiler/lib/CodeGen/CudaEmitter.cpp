@@ -232,13 +232,9 @@ void StencilEmitter::emitConstants() {
            }));
   out.line("constexpr int kBoxElems = {}; // the tile and its halo",
            axes([](int a) { return "kB" + std::to_string(a); }, " * "));
-  // Each buffer ends with spare rows that a partial last strip may read.
-  std::string bufRows =
-      plan.padRows() ? "(kB0 + " + std::to_string(plan.padRows()) + ")"
-                     : "kB0";
-  out.line("constexpr int kBufElems = {};", axes([&](int a) {
-             return a == 0 ? bufRows : "kB" + std::to_string(a);
-           }, " * "));
+  out.line("constexpr int kBufElems = kBoxElems;");
+  if (plan.strip > 1)
+    out.line("static_assert(kT0 >= kV, \"a strip must fit in the tile\");");
   out.line("constexpr size_t kSmemBytes = 2 * {} * kBufElems * sizeof(Elem);",
            updated.size());
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
@@ -473,9 +469,9 @@ void StencilEmitter::emitComputeStep() {
 
 void StencilEmitter::emitStripWindow(int g, const Offset &inner, int lo,
                                      int hi, const std::string &prefix) {
-  // A partial last strip reads up to kV rows past the box: into the
-  // buffer's spare rows, for points that are never stored. No clamp, so the
-  // row offset folds into the load's address.
+  // Strips are always full and inside the region (the last one of a column
+  // overlaps its neighbour), so loads need no clamp and the row offset
+  // folds into the load's address.
   for (int k = lo; k <= plan.strip - 1 + hi; ++k) {
     std::string index = linear(
         [&](int a) {
@@ -501,7 +497,7 @@ void StencilEmitter::emitComputeStrip() {
       "__device__ __forceinline__ void computeStrip(" + params +
       axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
       axes([](int a) { return "long long g" + std::to_string(a); }) +
-      ", int sc_end, const Args &a)");
+      ", const Args &a)");
   auto storeIndex = [&](int v) {
     return linear(
         [&](int a) {
@@ -589,9 +585,8 @@ void StencilEmitter::emitComputeStrip() {
       }
     for (const Update &u : s.updates)
       for (int v = 0; v < V; ++v)
-        out.line("if ({} < sc_end)\n  dst_{}[{}] = "
-                 "stencilc::rt::Convert<Elem>::from(acc_{}_{});",
-                 plus("l0", v), name(u.grid), storeIndex(v), name(u.grid), v);
+        out.line("dst_{}[{}] = stencilc::rt::Convert<Elem>::from(acc_{}_{});",
+                 name(u.grid), storeIndex(v), name(u.grid), v);
     return;
   }
 
@@ -632,9 +627,8 @@ void StencilEmitter::emitComputeStrip() {
                              ? vName(u.root)
                              : "v" + std::to_string(u.root) + "_" +
                                    std::to_string(v);
-      out.line("if ({} < sc_end)\n  dst_{}[{}] = "
-               "stencilc::rt::Convert<Elem>::from({});",
-               plus("l0", v), name(u.grid), storeIndex(v), root);
+      out.line("dst_{}[{}] = stencilc::rt::Convert<Elem>::from({});",
+               name(u.grid), storeIndex(v), root);
     }
   }
 }
@@ -733,7 +727,13 @@ void StencilEmitter::emitKernel() {
       out.line("int r = i;");
       for (int a = D - 1; a >= 1; --a)
         out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
-      out.line("const int l0 = lo0 + r{};", rows);
+      if (rows.empty())
+        out.line("const int l0 = lo0 + r;");
+      else
+        // The last strip of a column overlaps the one before it instead of
+        // running past the region: every strip is full and in bounds, and
+        // the overlapped points get the same value twice.
+        out.line("const int l0 = min(lo0 + r{}, lo0 + w0 - kV);", rows);
       out.line("const long long {};", axes([](int a) {
                  std::string i = std::to_string(a);
                  return "g" + i + " = o" + i + " + l" + i;
@@ -756,7 +756,7 @@ void StencilEmitter::emitKernel() {
         out.line("// Inside: strips of kV points along axis 0, consecutive "
                  "threads on consecutive columns.");
         workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
-                 "computeStrip(" + bufs + coords + ", lo0 + w0, a);");
+                 "computeStrip(" + bufs + coords + ", a);");
       }
     }
     out.line("__syncthreads();");

@@ -41,9 +41,7 @@ struct CudaCorePlan {
   int halo(int axis) const { return fuse * radius[axis]; }
   /// Tile plus halo on both sides.
   int box(int axis) const { return tile[axis] + 2 * halo(axis); }
-  /// Spare rows after each shared buffer: a partial last strip reads up to
-  /// `strip` rows past the box, which keeps its loads free of clamps.
-  int padRows() const { return strip > 1 ? strip : 0; }
+
 };
 
 /// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
