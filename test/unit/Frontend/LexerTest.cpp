@@ -1,5 +1,6 @@
 //===- LexerTest.cpp - Tokens of the stencil language ---------------------===//
 
+#include "TestUtil.h"
 #include "stencilc/Frontend/Lexer.h"
 
 #include "gtest/gtest.h"
@@ -12,23 +13,18 @@ using namespace stencilc;
 
 namespace {
 
-struct Lexed {
-  llvm::SourceMgr sm;
-  std::string text;
-  llvm::raw_string_ostream os{text};
-  DiagnosticEngine diags{sm, os};
+struct Lexed : test::DiagCapture {
   std::vector<Token> tokens;
+  std::string &text = diagText;
 
   explicit Lexed(llvm::StringRef source) {
-    unsigned id = sm.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(source, "t.st"), llvm::SMLoc());
-    Lexer lexer(sm.getMemoryBuffer(id)->getBuffer(), diags);
+    Lexer lexer(bufferText(addSource(source)), diags);
     for (int guard = 0; guard < 1000; ++guard) {
       tokens.push_back(lexer.next());
       if (tokens.back().is(TokenKind::Eof))
         break;
     }
-    os.flush();
+    diagStream.flush();
   }
   std::vector<TokenKind> kinds() const {
     std::vector<TokenKind> k;

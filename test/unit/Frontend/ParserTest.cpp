@@ -1,5 +1,6 @@
 //===- ParserTest.cpp - The recursive-descent parser ----------------------===//
 
+#include "TestUtil.h"
 #include "stencilc/Frontend/Parser.h"
 
 #include "gtest/gtest.h"
@@ -10,22 +11,17 @@ using namespace stencilc;
 
 namespace {
 
-struct Parsed {
-  llvm::SourceMgr sm;
-  std::string text;
-  llvm::raw_string_ostream os{text};
-  DiagnosticEngine diags{sm, os};
+struct Parsed : test::DiagCapture {
   ast::Module module;
   std::string printed;
+  std::string &text = diagText;
 
   explicit Parsed(llvm::StringRef source) {
-    unsigned id = sm.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(source, "t.st"), llvm::SMLoc());
-    Parser p(sm.getMemoryBuffer(id)->getBuffer(), diags);
+    Parser p(bufferText(addSource(source)), diags);
     module = p.parseModule();
     llvm::raw_string_ostream ps(printed);
     ast::print(module, ps);
-    os.flush();
+    diagStream.flush();
   }
 };
 

@@ -12,18 +12,30 @@
 
 namespace stencilc::test {
 
-/// Compiles `source` as a file named "t.st"; diagnostics land in `diagText`.
-struct Compiled {
+/// A SourceMgr whose diagnostics are captured in `diagText`; sources are
+/// registered as a file named "t.st", as located messages need.
+struct DiagCapture {
   llvm::SourceMgr sourceMgr;
   std::string diagText;
   llvm::raw_string_ostream diagStream{diagText};
   DiagnosticEngine diags{sourceMgr, diagStream};
+
+  /// Registers `source` and returns its buffer id.
+  unsigned addSource(llvm::StringRef source) {
+    return sourceMgr.AddNewSourceBuffer(
+        llvm::MemoryBuffer::getMemBufferCopy(source, "t.st"), llvm::SMLoc());
+  }
+  llvm::StringRef bufferText(unsigned id) const {
+    return sourceMgr.getMemoryBuffer(id)->getBuffer();
+  }
+};
+
+/// Compiles `source`; diagnostics land in `diagText`.
+struct Compiled : DiagCapture {
   std::optional<Module> module;
 
   explicit Compiled(const std::string &source) {
-    unsigned id = sourceMgr.AddNewSourceBuffer(
-        llvm::MemoryBuffer::getMemBufferCopy(source, "t.st"), llvm::SMLoc());
-    module = compileBuffer(id, diags);
+    module = compileBuffer(addSource(source), diags);
     diagStream.flush();
   }
   const Stencil &stencil() const { return module->stencils.front(); }
