@@ -33,7 +33,7 @@ namespace cl = llvm::cl;
 
 namespace {
 
-enum class EmitKind { AST, IR, Cuda };
+enum class EmitKind { AST, IR, Matrix, Cuda };
 
 cl::OptionCategory outputCat("Output");
 cl::OptionCategory codegenCat("Code generation");
@@ -54,6 +54,9 @@ cl::opt<EmitKind> emitKind(
     cl::values(clEnumValN(EmitKind::AST, "ast", "the syntax tree"),
                clEnumValN(EmitKind::IR, "ir",
                           "the Stencil IR, with linear forms"),
+               clEnumValN(EmitKind::Matrix, "matrix",
+                          "the MatrixProgram of the tensor-core passes "
+                          "(--passes, default tc-morph)"),
                clEnumValN(EmitKind::Cuda, "cuda",
                           "CUDA C++ source and header (default)")));
 
@@ -98,8 +101,9 @@ cl::OptionCategory passCat("Passes");
 
 cl::opt<std::string> passesOpt(
     "passes", cl::init(""), cl::value_desc("pipeline"), cl::cat(passCat),
-    cl::desc("Run passes on the IR, e.g. temporal-fusion{steps=4} (see "
-             "stencil-opt --help for the list); with --emit=ir"));
+    cl::desc("Run passes on the IR, e.g. temporal-fusion{steps=4},"
+             "sptc-morph (see stencil-opt --help for the passes and named "
+             "pipelines); with --emit=ir or --emit=matrix"));
 
 cl::opt<bool> printIRAfterAll("print-ir-after-all", cl::cat(passCat),
                               cl::desc("Print the IR after each pass, to "
@@ -258,10 +262,23 @@ int compile(DiagnosticEngine &diags) {
 
   // The CUDA backend does not consume pass results yet: it would silently
   // ignore them, and the AST comes before any pass.
-  if (!passesOpt.empty() && emitKind != EmitKind::IR) {
-    diags.error("--passes needs --emit=ir: the CUDA-core backend does not use "
-                "the results of passes yet");
+  if (!passesOpt.empty() && emitKind != EmitKind::IR &&
+      emitKind != EmitKind::Matrix) {
+    diags.error("--passes needs --emit=ir or --emit=matrix: the CUDA-core "
+                "backend does not use the results of passes yet");
     return 1;
+  }
+  std::string pipeline = passesOpt;
+  if (emitKind == EmitKind::Matrix && pipeline.empty()) {
+    if (fuse && *fuse == 0) {
+      diags.error("--emit=matrix takes --fuse=N, not auto: the tensor-core "
+                  "fusion depth is not chosen automatically yet");
+      return 1;
+    }
+    pipeline = "tc-morph";
+    if (fuse && *fuse > 1)
+      pipeline = "temporal-fusion{steps=" + std::to_string(*fuse) + "}," +
+                 pipeline;
   }
 
   unsigned buffer = loadSourceFile(inputFile, diags);
@@ -284,15 +301,27 @@ int compile(DiagnosticEngine &diags) {
     if (typeOverride)
       for (Stencil &s : module->stencils)
         s.setElemType(*typeOverride);
-    if (!passesOpt.empty()) {
+    if (!pipeline.empty()) {
       PipelineOptions popts;
       popts.printIRAfterAll = printIRAfterAll;
       popts.timePasses = timePasses;
-      if (!runPipeline(*module, passesOpt, popts, llvm::errs(), diags))
+      if (!runPipeline(*module, pipeline, popts, llvm::errs(), diags))
         return 1;
     }
     if (emitKind == EmitKind::IR) {
       printIR(*module, os);
+    } else if (emitKind == EmitKind::Matrix) {
+      for (const Stencil &s : module->stencils) {
+        if (!s.matrix) {
+          diags.error(s.loc, "--emit=matrix: the pipeline '" + pipeline +
+                                 "' built no MatrixProgram for stencil '" +
+                                 s.name +
+                                 "'; add flatten, decompose or layout-morph");
+          return 1;
+        }
+        os << "stencil " << s.name << "\n";
+        printMatrixProgram(s, os);
+      }
     } else {
       if (outPath.empty())
         outPath = withExtension(llvm::sys::path::filename(
@@ -353,6 +382,10 @@ int main(int argc, char **argv) {
       "stencilc: compile a stencil (.st) to CUDA C++\n\n"
       "  stencilc heat.st -o heat.cu      writes heat.cu and heat.h\n"
       "  stencilc heat.st --emit=ir       prints the Stencil IR\n"
+      "  stencilc heat.st --emit=matrix --passes=temporal-fusion{steps=7},"
+      "sptc-spider\n"
+      "                                   prints the tensor-core "
+      "MatrixProgram\n"
       "  stencilc heat.st -o heat.cu -MD --write-if-changed\n"
       "                                   also writes the depfile heat.d, and "
       "leaves\n"

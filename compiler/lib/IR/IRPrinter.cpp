@@ -2,6 +2,10 @@
 
 #include "stencilc/IR/IRPrinter.h"
 
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/Support/Format.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -184,9 +188,153 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
   }
   if (s.fused)
     printFused(s, *s.fused, os);
+  printMatrixProgram(s, os);
 }
 
 void stencilc::printIR(const Module &module, llvm::raw_ostream &os) {
   for (const Stencil &s : module.stencils)
     printIR(s, os);
+}
+
+/// Distinct coefficient nodes of A get one letter each (a-z, A-Z) when
+/// there are few enough, so small matrices print as readable pictures.
+static std::string matrixPicture(const MatrixProgram &p,
+                                 std::vector<int> &legend) {
+  llvm::DenseMap<int, int> letter;
+  for (int v : p.a)
+    if (v >= 0 && !letter.count(v)) {
+      letter[v] = static_cast<int>(legend.size());
+      legend.push_back(v);
+    }
+  const char *alphabet =
+      "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+  bool letters = legend.size() <= 52;
+  if (!letters)
+    legend.clear();
+  std::string out;
+  for (int i = 0; i < p.rows(); ++i) {
+    out += "    ";
+    for (int j = 0; j < p.cols(); ++j) {
+      int v = p.at(i, j);
+      out += v < 0 ? (p.columns[j].zero ? '0' : '.')
+                   : (letters ? alphabet[letter[v]] : '#');
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+/// The best candidates of layout search, one line each.
+static void printCandidates(const Stencil &s, llvm::raw_ostream &os) {
+  const size_t shown = std::min<size_t>(s.layoutCandidates.size(), 12);
+  os << "  layout-search: " << s.layoutCandidates.size()
+     << " candidates, best " << shown << ":\n";
+  for (size_t i = 0; i < shown; ++i) {
+    const LayoutCandidate &c = s.layoutCandidates[i];
+    std::string layout = matrixLayoutName(c.layout).str();
+    if (c.layout == MatrixLayout::Morph)
+      layout += "(" + std::to_string(c.r1) + "," + std::to_string(c.r2) + ")";
+    else if (c.layout == MatrixLayout::Decompose)
+      layout += "(" + std::to_string(c.r1) + ")";
+    if (c.stridedSwap)
+      layout += "+swap";
+    char line[256];
+    std::snprintf(line, sizeof line,
+                  "    %s t=%d %-18s %-20s m'=%d k'=%d n'=%lld N_MMA=%lld "
+                  "S=%.3g pad=%d bytes=%.3g/%.3g T=%.3g/%.3g "
+                  "GStencils/s=%.4g\n",
+                  c.chosen ? "*" : " ", c.steps, layout.c_str(),
+                  c.shape.name().c_str(), c.mPrime, c.kPrime,
+                  static_cast<long long>(c.nPrime),
+                  static_cast<long long>(c.nMma), c.S, c.padding,
+                  c.globalBytes, c.sharedBytes, c.tCompute, c.tMemory,
+                  c.gstencils);
+    os << line;
+  }
+}
+
+void stencilc::printMatrixProgram(const Stencil &s, llvm::raw_ostream &os) {
+  if (!s.layoutCandidates.empty())
+    printCandidates(s, os);
+  if (!s.matrix)
+    return;
+  const MatrixProgram &p = *s.matrix;
+  const MatrixStats &st = p.stats;
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.4g", p.alpha);
+  os << "  matrix " << s.grids[p.grid].name
+     << ": layout=" << matrixLayoutName(p.layout);
+  if (p.layout == MatrixLayout::Morph)
+    os << " r1=" << p.r1 << " r2=" << p.r2;
+  if (p.layout == MatrixLayout::Decompose)
+    os << " rows=" << p.r1;
+  os << " patch=";
+  formatOffset(s, p.patch, os);
+  os << " steps=" << p.steps << " alpha=" << buf << "\n";
+  os << "    shape=" << p.shape.name()
+     << " pattern=" << sparsityPatternName(p.pattern) << " arch=sm_" << p.arch
+     << "\n";
+  std::snprintf(buf, sizeof buf, "%.4g", st.S);
+  os << "    A: " << st.rows << " x " << st.columns
+     << " real_columns=" << st.realColumns << " nonzeros=" << st.nonzeros
+     << " padded=" << st.paddedRows << "x" << st.paddedColumns << " S=" << buf
+     << "\n";
+  os << "    padding: match=" << st.matchPadding
+     << " group=" << st.groupPadding << " fragment=" << st.fragmentPadding
+     << "\n";
+  std::snprintf(buf, sizeof buf, "%.4g", st.mmaPerPoint);
+  os << "    mma: " << st.mmaPerPatchBlock << " per " << p.shape.n
+     << " patches, " << buf << " per point\n";
+  char shared[32], global[32];
+  std::snprintf(shared, sizeof shared, "%.4g", st.sharedBytesPerPoint);
+  std::snprintf(global, sizeof global, "%.4g", st.globalBytesPerPoint);
+  os << "    bytes per point: shared=" << shared << " global=" << global
+     << "\n";
+  os << "    outputs:";
+  for (const Offset &o : p.outputs) {
+    os << " ";
+    formatOffset(s, o, os);
+  }
+  os << "\n    gather:";
+  for (size_t j = 0; j < p.columns.size(); ++j) {
+    os << " " << j << ":";
+    if (p.columns[j].zero)
+      os << "zero";
+    else
+      formatOffset(s, p.columns[j].offset, os);
+  }
+  os << "\n";
+  std::vector<int> legend;
+  std::string picture = matrixPicture(p, legend);
+  os << "    A ('.' structural zero, '0' padding column):\n" << picture;
+  for (size_t i = 0; i < legend.size(); ++i)
+    os << "      " << "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"[i]
+       << " = " << formatCoefficient(s, legend[i]) << "\n";
+  if (p.compressed) {
+    const CompressedMatrix &c = *p.compressed;
+    os << "    metadata (one nibble per group, row by row):\n";
+    for (int i = 0; i < c.rows; ++i) {
+      os << "      ";
+      for (int g = 0; g < c.groups; ++g)
+        os << llvm::format_hex_no_prefix(c.nibbles[i * c.groups + g], 1);
+      os << "\n";
+    }
+  }
+  if (p.packed) {
+    const PackedFragments &f = *p.packed;
+    os << "    packed: tiles=" << f.tilesM << "x" << f.tilesK
+       << " a_regs_per_lane=" << f.regsPerLane
+       << " elems_per_reg=" << f.elemsPerReg;
+    if (f.shape.sparse) {
+      os << " metadata_regs=" << f.metaRegs << "\n      selectors:";
+      for (size_t t = 0; t < f.tileSelector.size(); ++t)
+        os << " " << t << ":r" << f.tileMetaReg[t] << "/f" << f.tileSelector[t];
+      for (int r = 0; r < f.metaRegs; ++r) {
+        os << "\n      e" << r << ":";
+        for (int lane = 0; lane < 32; ++lane)
+          os << " " << llvm::format_hex(f.metadata[r * 32 + lane], 10);
+      }
+    }
+    os << "\n";
+  }
 }

@@ -17,6 +17,12 @@ namespace stencilc {
 void printIR(const Module &module, llvm::raw_ostream &os);
 void printIR(const Stencil &stencil, llvm::raw_ostream &os);
 
+/// Prints the stencil's MatrixProgram (the `--emit=matrix` text): layout,
+/// fragment shape, the statistics (S, alpha, padding, MMA count, bytes),
+/// the scatter and gather tables, A as a picture, and the metadata and
+/// register packing once Compress24 ran. Prints nothing without one.
+void printMatrixProgram(const Stencil &stencil, llvm::raw_ostream &os);
+
 /// A number with the fewest digits that read back to the same double.
 std::string formatNumber(double v);
 /// A grid-free node as an infix expression over constants and parameters.

@@ -14,6 +14,8 @@
 #define STENCILC_IR_STENCIL_H
 
 #include "stencilc/IR/ElemType.h"
+#include "stencilc/IR/MatrixProgram.h"
+#include "stencilc/IR/Offset.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
@@ -27,11 +29,6 @@
 
 namespace stencilc {
 
-constexpr int kMaxDims = 3;
-/// Largest |offset| a single read may have (DESIGN.md §3).
-constexpr int kMaxRadius = 8;
-
-using Offset = std::array<int, kMaxDims>;
 
 enum class BoundaryKind {
   Dirichlet, ///< Reads outside the domain see a constant.
@@ -186,6 +183,11 @@ struct Stencil {
   Hints hints;
   /// Set by temporal fusion.
   std::optional<FusedKernel> fused;
+  /// Set by a layout pass (Flatten, Decompose, LayoutMorph) and refined by
+  /// the sparsity passes and Compress24.
+  std::optional<MatrixProgram> matrix;
+  /// Set by layout search: every candidate it scored, best first.
+  std::vector<LayoutCandidate> layoutCandidates;
 
   int findGrid(llvm::StringRef name) const;
   const Update *updateOf(int grid) const;

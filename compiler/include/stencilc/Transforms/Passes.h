@@ -40,6 +40,13 @@ struct PassInfo {
 /// Every pass, in the order `--help` lists them.
 const std::vector<PassInfo> &registeredPasses();
 
+/// A name for a list of passes, usable wherever a pass is.
+struct NamedPipeline {
+  const char *name;
+  const char *passes;
+};
+const std::vector<NamedPipeline> &namedPipelines();
+
 struct PipelineOptions {
   bool printIRAfterAll = false;
   bool timePasses = false;

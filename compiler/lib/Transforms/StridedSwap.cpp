@@ -1,0 +1,85 @@
+//===- StridedSwap.cpp - SPIDER's rule-based column swap ------------------===//
+
+#include "stencilc/Transforms/StridedSwap.h"
+
+#include <numeric>
+
+using namespace stencilc;
+
+std::vector<int> stencilc::stridedSwapOrder(const MatrixProgram &p,
+                                            std::string &why) {
+  if (p.layout != MatrixLayout::Decompose) {
+    why = "it applies to the decompose layout, not " +
+          matrixLayoutName(p.layout).str();
+    return {};
+  }
+  int n = p.rows();
+  if (n % 2) {
+    why = "it needs an even number of rows per patch, not " +
+          std::to_string(n) + " (decompose{rows=...})";
+    return {};
+  }
+  if (p.elementK > n) {
+    why = "the kernel is " + std::to_string(p.elementK) +
+          " wide along the fastest axis, more than the " + std::to_string(n) +
+          " rows per patch; use decompose{rows=" + std::to_string(p.elementK) +
+          "} or more";
+    return {};
+  }
+  if (p.blockCols <= 0 || p.cols() != p.blockCols * 2 * n) {
+    why = "its blocks are not 2n = " + std::to_string(2 * n) + " columns wide";
+    return {};
+  }
+  std::vector<int> order(p.cols());
+  std::iota(order.begin(), order.end(), 0);
+  for (int b = 0; b < p.blockCols; ++b)
+    for (int j = 1; j < n; j += 2)
+      std::swap(order[b * 2 * n + j], order[b * 2 * n + j + n - 1]);
+  return order;
+}
+
+bool stencilc::stridedSwap(Stencil &s, DiagnosticEngine &diags) {
+  if (!s.matrix) {
+    diags.error(s.loc, "strided-swap needs the decompose pass first");
+    return false;
+  }
+  MatrixProgram &p = *s.matrix;
+  if (p.pattern != SparsityPattern::Dense) {
+    diags.error(s.loc, "strided-swap of stencil '" + s.name +
+                           "': the matrix is already " +
+                           sparsityPatternName(p.pattern) + " sparse");
+    return false;
+  }
+  std::vector<FragmentShape> shapes =
+      legalFragments(p.shape.type, true, p.arch);
+  if (shapes.empty()) {
+    diags.error(s.loc, "strided-swap of stencil '" + s.name +
+                           "': there are no sparse tensor cores for " +
+                           mmaTypeName(p.shape.type));
+    return false;
+  }
+  std::string why;
+  std::vector<int> order = stridedSwapOrder(p, why);
+  if (order.empty()) {
+    diags.error(s.loc,
+                "strided-swap cannot permute stencil '" + s.name + "': " + why);
+    return false;
+  }
+  p.shape = shapes.front();
+  p.pattern = p.shape.type == MmaType::TF32 ? SparsityPattern::OneOfTwo
+                                            : SparsityPattern::TwoOfFour;
+  // Whole fragments: zero columns up to the shape's logical K.
+  int k = p.shape.k;
+  while (order.size() % k)
+    order.push_back(-1);
+  p.permuteColumns(order);
+  computeMatrixStats(p);
+  std::string bad = verifyMatrixProgram(p);
+  if (!bad.empty()) {
+    diags.error(s.loc, "internal error: strided-swap produced an invalid "
+                       "matrix for stencil '" +
+                           s.name + "': " + bad);
+    return false;
+  }
+  return true;
+}
