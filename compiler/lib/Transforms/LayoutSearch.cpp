@@ -157,11 +157,8 @@ stencilc::searchLayouts(const Stencil &s, const LayoutSearchOptions &o,
         continue;
       const MatrixProgram &p = *trial.matrix;
       for (const FragmentShape &shape :
-           legalFragments(p.shape.type, recipe.sparse, o.arch)) {
-        if (p.cols() % shape.k)
-          continue;
+           legalFragments(p.shape.type, recipe.sparse, o.arch))
         out.push_back(score(s, p, shape, recipe, o, points));
-      }
     }
   }
   if (out.empty() && !diags.hasErrors()) {
