@@ -171,7 +171,11 @@ stencilc::searchLayouts(const Stencil &s, const LayoutSearchOptions &o,
   }
   std::stable_sort(out.begin(), out.end(),
                    [](const LayoutCandidate &a, const LayoutCandidate &b) {
-                     return a.gstencils > b.gstencils;
+                     // Equal rates (both memory bound): fewer MMAs leave
+                     // more slack.
+                     if (a.gstencils != b.gstencils)
+                       return a.gstencils > b.gstencils;
+                     return a.tCompute < b.tCompute;
                    });
   out.front().chosen = true;
   return out;

@@ -69,11 +69,12 @@ bool stencilc::stridedSwap(Stencil &s, DiagnosticEngine &diags) {
   p.pattern = p.shape.type == MmaType::TF32 ? SparsityPattern::OneOfTwo
                                             : SparsityPattern::TwoOfFour;
   // Whole fragments: zero columns up to the shape's logical K.
-  int k = p.shape.k;
-  while (order.size() % k)
+  int k = p.shape.k, appended = 0;
+  for (; order.size() % k; ++appended)
     order.push_back(-1);
   p.permuteColumns(order);
   computeMatrixStats(p);
+  p.stats.fragmentPadding = appended;
   std::string bad = verifyMatrixProgram(p);
   if (!bad.empty()) {
     diags.error(s.loc, "internal error: strided-swap produced an invalid "

@@ -13,7 +13,21 @@
     with "<!-- run -->" on the line before them runs, in order, in one
     scratch directory where the page's ```st blocks preceded by
     "<!-- file: NAME -->" were written; each must exit 0.
+
+  check-doc-examples.py outputs <page.md> <stencilc> <repo> [--update]
+    (With --update it rewrites the page's outputs with what the commands
+    print now, after a deliberate change, instead of checking.)
+    Every ```console block of the page (docs/transformations.md) is a
+    transcript: each "$ " line runs in the shell, in order, in one scratch
+    directory where the page's ```st blocks preceded by "<!-- file: NAME -->"
+    were written as the page reaches them, with stencilc's directory first
+    on PATH. The lines after a command, up to the next "$ " line or the end
+    of the block, must equal what it prints (stdout and stderr together),
+    trailing white space of each line aside; its exit status is not checked,
+    so a transcript may show an error. "$STENCILC_REPO" in a command stands
+    for <repo>. A mismatch fails with the page line and a diff.
 """
+import difflib
 import os
 import re
 import shutil
@@ -27,12 +41,12 @@ def fail(msg):
     sys.exit(1)
 
 
+FENCE = re.compile(r"(?:^|\n)([^\n]*)\n```([a-z]*)\n(.*?)\n```", re.S)
+
+
 def blocks(text):
     """(kind, body, the line before the fence) of every fenced block."""
-    out = []
-    for m in re.finditer(r"(?:^|\n)([^\n]*)\n```([a-z]*)\n(.*?)\n```", text, re.S):
-        out.append((m.group(2), m.group(3), m.group(1)))
-    return out
+    return [(m.group(2), m.group(3), m.group(1)) for m in FENCE.finditer(text)]
 
 
 def run(cmd, cwd, env):
@@ -99,7 +113,77 @@ def check_commands(page, stencilc, repo):
     print(f"{count} commands checked")
 
 
+def normalized(text):
+    """Lines of `text` without trailing white space; a final newline ends
+    the last line rather than starting an empty one, and no text is no
+    lines."""
+    if not text:
+        return []
+    if text.endswith("\n"):
+        text = text[:-1]
+    return [l.rstrip() for l in text.split("\n")]
+
+
+def check_outputs(page, stencilc, repo, update=False):
+    """With `update`, rewrites the page with the outputs the commands give
+    now instead of failing (for a maintainer after a deliberate change)."""
+    text = open(page, encoding="utf-8").read()
+    replacements = []
+    # Absolute: the commands run in the scratch directory.
+    bindir = os.path.dirname(os.path.abspath(stencilc))
+    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], STENCILC_REPO=repo)
+    count = 0
+    with tempfile.TemporaryDirectory() as d:
+        for m in FENCE.finditer(text):
+            before, kind, code = m.group(1), m.group(2), m.group(3)
+            # The page line of the block's first body line.
+            first = text.count("\n", 0, m.start(3)) + 1
+            name = re.match(r"<!-- file: (\S+) -->", before)
+            if name:
+                with open(os.path.join(d, name.group(1)), "w", encoding="utf-8") as f:
+                    f.write(code + "\n")
+            if kind != "console":
+                continue
+            lines = code.split("\n")
+            starts = [i for i, l in enumerate(lines) if l.startswith("$ ")]
+            if not starts or starts[0] != 0:
+                fail(f"{page}:{first}: a ```console block must start with a '$ ' line")
+            for n, i in enumerate(starts):
+                end = starts[n + 1] if n + 1 < len(starts) else len(lines)
+                cmd = lines[i][2:].replace("$STENCILC_REPO", repo)
+                want = [l.rstrip() for l in lines[i + 1:end]]
+                got = normalized(run(cmd, d, env).stdout)
+                if got != want and update:
+                    replacements.append((m.start(3), lines, i, end, got))
+                elif got != want:
+                    diff = difflib.unified_diff(want, got, "the page", "the command", lineterm="")
+                    fail(f"{page}:{first + i}: the output of '{cmd}' differs from the page:\n" +
+                         "\n".join(diff))
+                count += 1
+    if update:
+        # Rebuild each changed block from its last command backwards, then
+        # the page from its last block backwards, so offsets stay valid.
+        blocks = {}
+        for start, lines, i, end, got in replacements:
+            blocks.setdefault(start, (lines, []))[1].append((i, end, got))
+        for start in sorted(blocks, reverse=True):
+            lines, edits = blocks[start]
+            body = list(lines)
+            for i, end, got in sorted(edits, reverse=True):
+                body[i + 1:end] = got
+            old_body = "\n".join(lines)
+            text = text[:start] + "\n".join(body) + text[start + len(old_body):]
+        open(page, "w", encoding="utf-8").write(text)
+        print(f"{len(replacements)} outputs updated")
+        return
+    print(f"{count} outputs checked")
+
+
 if __name__ == "__main__":
-    if len(sys.argv) != 5 or sys.argv[1] not in ("errors", "commands"):
+    modes = {"errors": check_errors, "commands": check_commands, "outputs": check_outputs}
+    if len(sys.argv) == 6 and sys.argv[1] == "outputs" and sys.argv[5] == "--update":
+        check_outputs(*sys.argv[2:5], update=True)
+        sys.exit(0)
+    if len(sys.argv) != 5 or sys.argv[1] not in modes:
         fail(__doc__)
-    (check_errors if sys.argv[1] == "errors" else check_commands)(*sys.argv[2:])
+    modes[sys.argv[1]](*sys.argv[2:])

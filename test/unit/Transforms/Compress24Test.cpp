@@ -1,13 +1,15 @@
 //===- Compress24Test.cpp - Metadata and register layouts -----------------===//
 //
 // Packs random kernel matrices for every fragment shape and decodes the
-// registers back with tables transcribed here from PTX.md (independently of
-// the library's), so a slot in the wrong lane, register or half fails.
+// registers back with PTX.md's tables as PtxTables.h transcribes them
+// (independently of the library's), so a slot in the wrong lane, register
+// or half fails.
 //
 //===----------------------------------------------------------------------===//
 
 #include "stencilc/Transforms/Compress24.h"
 #include "../Frontend/TestUtil.h"
+#include "PtxTables.h"
 
 #include "gtest/gtest.h"
 
@@ -15,120 +17,9 @@
 #include <set>
 
 using namespace stencilc;
-using stencilc::test::Compiled;
+using namespace stencilc::test;
 
 namespace {
-
-FragmentShape shapeOf(MmaType t, int m, int k, bool sparse) {
-  return FragmentShape{t, m, 8, k, sparse};
-}
-
-std::vector<FragmentShape> denseShapes() {
-  return {shapeOf(MmaType::F16, 16, 8, false),
-          shapeOf(MmaType::F16, 16, 16, false),
-          shapeOf(MmaType::BF16, 16, 8, false),
-          shapeOf(MmaType::BF16, 16, 16, false),
-          shapeOf(MmaType::TF32, 16, 4, false),
-          shapeOf(MmaType::TF32, 16, 8, false),
-          shapeOf(MmaType::F64, 8, 4, false),
-          shapeOf(MmaType::F64, 16, 4, false),
-          shapeOf(MmaType::F64, 16, 8, false),
-          shapeOf(MmaType::F64, 16, 16, false)};
-}
-
-std::vector<FragmentShape> sparseShapes() {
-  return {shapeOf(MmaType::F16, 16, 16, true),
-          shapeOf(MmaType::F16, 16, 32, true),
-          shapeOf(MmaType::BF16, 16, 16, true),
-          shapeOf(MmaType::BF16, 16, 32, true),
-          shapeOf(MmaType::TF32, 16, 8, true),
-          shapeOf(MmaType::TF32, 16, 16, true)};
-}
-
-bool isHalf(MmaType t) { return t == MmaType::F16 || t == MmaType::BF16; }
-
-//===----------------------------------------------------------------------===//
-// PTX.md's tables, transcribed for the test. g = lane / 4, t = lane % 4.
-//===----------------------------------------------------------------------===//
-
-struct Coord {
-  int row, col;
-};
-
-/// Dense A: element i of the lane's A fragment (i = reg * 2 + half for
-/// 16-bit types, i = reg otherwise) -> (row, col).
-Coord ptxDenseA(const FragmentShape &s, int lane, int i) {
-  int g = lane / 4, t = lane % 4;
-  if (isHalf(s.type)) {
-    if (s.k == 8) // m16n8k8: a_i at (g+8(i>>1), 2t+(i&1))
-      return {g + 8 * (i >> 1), 2 * t + (i & 1)};
-    // m16n8k16: a_i at (g+8((i>>1)&1), 2t+(i&1)+8(i>>2))
-    return {g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2)};
-  }
-  if (s.m == 8) // m8n8k4 f64: (g, t)
-    return {g, t};
-  if (s.k == 4) // tf32 / f64 m16n8k4: a_i at (g+8i, t)
-    return {g + 8 * i, t};
-  // tf32 / f64 m16n8k8 and f64 m16n8k16: a_i at (g+8(i&1), t+4(i>>1))
-  return {g + 8 * (i & 1), t + 4 * (i >> 1)};
-}
-
-/// Sparse A register `reg`: (row, group), per PTX.md's compressed table.
-Coord ptxSparseA(const FragmentShape &s, int lane, int reg) {
-  int g = lane / 4, t = lane % 4;
-  if (isHalf(s.type)) {
-    if (s.k == 16) // reg0 = (row g, group t); reg1 = (row g+8, group t)
-      return {reg == 0 ? g : g + 8, t};
-    // k32: reg r = (row g+8(r&1), group t+4(r>>1))
-    return {g + 8 * (reg & 1), t + 4 * (reg >> 1)};
-  }
-  if (s.k == 8) // a0 = (g, pair t); a1 = (g+8, pair t)
-    return {reg == 0 ? g : g + 8, t};
-  // k16: a_i = (row g+8(i&1), pair t+4(i>>1))
-  return {g + 8 * (reg & 1), t + 4 * (reg >> 1)};
-}
-
-/// The metadata PTX.md's selector table puts in register `word` of the
-/// lane(s) selector `f` names: for every (row, group) of the tile, the
-/// nibble, read back from the lanes in the order the table lists them.
-/// Returns rows x groups nibbles.
-std::vector<int> ptxReadMetadata(const FragmentShape &s, int f,
-                                 const std::vector<uint32_t> &lanes) {
-  int groups = s.k / (s.type == MmaType::TF32 ? 2 : 4);
-  std::vector<int> out(16 * groups, -1);
-  for (int g = 0; g < 8; ++g) {
-    if (groups == 4) {
-      // f16 k16 / tf32 k8: lane 4g+f, nibble j = row g+8(j>>2), group j&3.
-      uint32_t word = lanes[4 * g + f];
-      for (int j = 0; j < 8; ++j)
-        out[(g + 8 * (j >> 2)) * groups + (j & 3)] = (word >> (4 * j)) & 15;
-    } else {
-      // f16 k32 / tf32 k16: lane 4g+2f holds groups 0-3, 4g+2f+1 groups 4-7.
-      for (int second = 0; second < 2; ++second) {
-        uint32_t word = lanes[4 * g + 2 * f + second];
-        for (int j = 0; j < 8; ++j)
-          out[(g + 8 * (j >> 2)) * groups + (j & 3) + 4 * second] =
-              (word >> (4 * j)) & 15;
-      }
-    }
-  }
-  return out;
-}
-
-/// Lanes whose metadata selector `f` reads.
-std::set<int> ptxMetadataLanes(const FragmentShape &s, int f) {
-  int groups = s.k / (s.type == MmaType::TF32 ? 2 : 4);
-  std::set<int> lanes;
-  for (int g = 0; g < 8; ++g) {
-    if (groups == 4) {
-      lanes.insert(4 * g + f);
-    } else {
-      lanes.insert(4 * g + 2 * f);
-      lanes.insert(4 * g + 2 * f + 1);
-    }
-  }
-  return lanes;
-}
 
 //===----------------------------------------------------------------------===//
 // Random programs.
@@ -154,7 +45,7 @@ MatrixProgram denseProgram(std::mt19937_64 &rng, const FragmentShape &shape,
 /// groupSize/2 nonzeros at random positions.
 MatrixProgram sparseProgram(std::mt19937_64 &rng, const FragmentShape &shape,
                             int rows, int groups) {
-  int gs = shape.type == MmaType::TF32 ? 2 : 4;
+  int gs = groupOf(shape);
   MatrixProgram p = denseProgram(rng, shape, rows, groups * gs);
   p.pattern = gs == 4 ? SparsityPattern::TwoOfFour : SparsityPattern::OneOfTwo;
   std::uniform_int_distribution<int> count(0, gs / 2), pos(0, gs - 1);
@@ -218,7 +109,7 @@ TEST(Compress24, SparsePackingDecodesBackThroughPtxTables) {
   int sharedRegisters = 0;
   for (const FragmentShape &shape : sparseShapes())
     for (int iter = 0; iter < 6; ++iter) {
-      int gs = shape.type == MmaType::TF32 ? 2 : 4, keep = gs / 2;
+      int gs = groupOf(shape), keep = gs / 2;
       int rows = std::uniform_int_distribution<int>(1, 50)(rng);
       int groups = std::uniform_int_distribution<int>(1, 40)(rng);
       MatrixProgram p = sparseProgram(rng, shape, rows, groups);

@@ -1,13 +1,14 @@
 //===- MatrixEmulatorTest.cpp - Lane-level mma semantics ------------------===//
 //
 // The emulator against plain matrix products, with the warp's registers
-// built here from PTX.md's tables (transcribed independently of the
-// library), and whole packed programs against the interpreter.
+// built here from PTX.md's tables (PtxTables.h, transcribed independently
+// of the library), and whole packed programs against the interpreter.
 //
 //===----------------------------------------------------------------------===//
 
 #include "stencilc/IR/MatrixEmulator.h"
 #include "../Frontend/TestUtil.h"
+#include "PtxTables.h"
 #include "stencilc/IR/Interpreter.h"
 #include "stencilc/IR/LinearForm.h"
 #include "stencilc/Transforms/Compress24.h"
@@ -22,101 +23,9 @@
 #include <set>
 
 using namespace stencilc;
-using stencilc::test::Compiled;
+using namespace stencilc::test;
 
 namespace {
-
-FragmentShape shapeOf(MmaType t, int m, int k, bool sparse) {
-  return FragmentShape{t, m, 8, k, sparse};
-}
-
-std::vector<FragmentShape> allShapes() {
-  return {shapeOf(MmaType::F16, 16, 8, false),
-          shapeOf(MmaType::F16, 16, 16, false),
-          shapeOf(MmaType::BF16, 16, 8, false),
-          shapeOf(MmaType::BF16, 16, 16, false),
-          shapeOf(MmaType::TF32, 16, 4, false),
-          shapeOf(MmaType::TF32, 16, 8, false),
-          shapeOf(MmaType::F64, 8, 4, false),
-          shapeOf(MmaType::F64, 16, 4, false),
-          shapeOf(MmaType::F64, 16, 8, false),
-          shapeOf(MmaType::F64, 16, 16, false),
-          shapeOf(MmaType::F16, 16, 16, true),
-          shapeOf(MmaType::F16, 16, 32, true),
-          shapeOf(MmaType::BF16, 16, 16, true),
-          shapeOf(MmaType::BF16, 16, 32, true),
-          shapeOf(MmaType::TF32, 16, 8, true),
-          shapeOf(MmaType::TF32, 16, 16, true)};
-}
-
-bool isHalf(MmaType t) { return t == MmaType::F16 || t == MmaType::BF16; }
-int elemsOf(MmaType t) { return isHalf(t) ? 2 : 1; }
-int groupOf(const FragmentShape &s) { return s.type == MmaType::TF32 ? 2 : 4; }
-
-//===----------------------------------------------------------------------===//
-// PTX.md's fragment tables. g = lane / 4, t = lane % 4; `i` is the element
-// index within the lane (reg * 2 + half for 16-bit types, reg otherwise).
-//===----------------------------------------------------------------------===//
-
-struct Coord {
-  int row, col;
-};
-
-Coord ptxA(const FragmentShape &s, int lane, int i) {
-  int g = lane / 4, t = lane % 4;
-  if (s.sparse) { // (row, compressed column); see the compressed table.
-    if (isHalf(s.type)) {
-      int reg = i / 2, half = i % 2;
-      if (s.k == 16) // reg0 = (g, group t), reg1 = (g+8, group t)
-        return {g + 8 * reg, 2 * t + half};
-      // reg r = (row g+8(r&1), group t+4(r>>1))
-      return {g + 8 * (reg & 1), 2 * (t + 4 * (reg >> 1)) + half};
-    }
-    if (s.k == 8) // a0 = (g, pair t); a1 = (g+8, pair t)
-      return {g + 8 * i, t};
-    return {g + 8 * (i & 1), t + 4 * (i >> 1)};
-  }
-  if (isHalf(s.type))
-    return s.k == 8
-               ? Coord{g + 8 * (i >> 1), 2 * t + (i & 1)}
-               : Coord{g + 8 * ((i >> 1) & 1), 2 * t + (i & 1) + 8 * (i >> 2)};
-  if (s.m == 8)
-    return {g, t};
-  if (s.k == 4)
-    return {g + 8 * i, t};
-  return {g + 8 * (i & 1), t + 4 * (i >> 1)};
-}
-
-Coord ptxB(const FragmentShape &s, int lane, int i) {
-  int g = lane / 4, t = lane % 4;
-  if (isHalf(s.type)) {
-    if (s.k == 8) // m16n8k8: b_i at (2t+i, g)
-      return {2 * t + i, g};
-    if (s.k == 16) // m16n8k16 (and sparse k16): (2t+(i&1)+8(i>>1), g)
-      return {2 * t + (i & 1) + 8 * (i >> 1), g};
-    // sparse k32: reg r, half h is row 2t+h+8r.
-    return {2 * t + (i % 2) + 8 * (i / 2), g};
-  }
-  // tf32 / f64: k4 (t, g); k8: (t+4i, g); k16: b_i is row t+4i.
-  return {t + 4 * i, g};
-}
-
-Coord ptxC(const FragmentShape &s, int lane, int i) {
-  int g = lane / 4, t = lane % 4;
-  if (s.m == 8) // m8n8k4 f64: 2 values at (g, 2t+i)
-    return {g, 2 * t + i};
-  return {g + 8 * (i >> 1), 2 * t + (i & 1)};
-}
-
-/// The lane and nibble that hold the metadata of (row, group) for selector
-/// `f` (PTX.md's selector table).
-std::pair<int, int> ptxMetaSlot(const FragmentShape &s, int f, int row,
-                                int group) {
-  int g = row % 8, j = 4 * (row / 8) + group % 4;
-  if (s.k / groupOf(s) == 4) // lanes 4g+f
-    return {4 * g + f, j};
-  return {4 * g + 2 * f + group / 4, j}; // lanes 4g+2f (+1 for groups 4-7)
-}
 
 using Mat = std::vector<std::vector<double>>;
 
@@ -335,10 +244,7 @@ TEST(MatrixEmulator, MetadataComesFromTheLanesTheSelectorNames) {
       const Mat want = readD(s, w.cd);
 
       // Junk in every lane the selector does not name changes nothing.
-      std::set<int> named;
-      for (int r = 0; r < s.m; ++r)
-        for (int gr = 0; gr < groups; ++gr)
-          named.insert(ptxMetaSlot(s, f, r, gr).first);
+      std::set<int> named = ptxMetadataLanes(s, f);
       ASSERT_EQ(named.size(), groups == 4 ? 8u : 16u);
       Warp other = base;
       for (int lane = 0; lane < 32; ++lane)

@@ -15,9 +15,13 @@
 // for f64). Then the emulator must return exactly the interpreter's value
 // rounded once to the grid type. Otherwise the documented bound applies
 // (docs/transformations.md):
-//   |emu - ref| <= (2 u_op + K 2^-24) * sum |c||x| + u_grid |ref| + tiny,
+//   |emu - ref| <= (2 u_op + (K + 1) u_acc) * sum |c||x| + u_grid |ref|
+//                  + K * 8 * 2^-25 (f16 only) + tiny,
 // with u_op the operand type's unit roundoff (f16, tf32 2^-11, bf16 2^-8,
-// f64 0 and 2^-53 accumulation) and K the number of products summed.
+// f64 0), u_acc the accumulator's (2^-24 in f32, 2^-53 in f64), K the
+// products one output sums, and the f16 term the absolute error of
+// coefficients below f16's normal range (half a spacing, 2^-25, times
+// |x| <= 8).
 //
 //===----------------------------------------------------------------------===//
 
