@@ -7,7 +7,12 @@
 #   test/gpu/check.sh generate DIR   (here: needs a built stencilc)
 #   test/gpu/check.sh run DIR        (on the GPU machine: needs nvcc)
 #   test/gpu/check.sh all DIR        (both, where both are available)
-# FUSES="auto 1" limits the fusion depths generated (default: auto 1 2 3 4 8).
+# FUSES="auto 1" limits the fusion depths generated (default: auto 1 2 3 4 8);
+# FUSES=none generates no CUDA-core variant. TARGETS="tc sptc" (the default)
+# adds the tensor-core strategies of every linear example in every legal
+# type (variant EX.TYPE.TARGETFUSE, e.g. heat-2d.f16.sptcauto), at the
+# depths TCFUSES (default: auto; box-2d9p adds 7, SPIDER's Box-2D1R case).
+# BENCH=0 skips the timing.
 # The generated code embeds its runtime: nvcc needs no include path.
 set -uo pipefail
 mode=${1:-all}
@@ -25,6 +30,21 @@ benchmarks="heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d box-3d27p
 
 generate() {
   for ex in "${examples[@]}"; do
+    for tg in ${TARGETS-tc sptc}; do
+      for ty in "${types[@]}"; do
+        # sptc has no f64 shapes; nonlinear examples have no matrices.
+        [ $tg = sptc ] && [ $ty = f64 ] && continue
+        grep -q "^$ex\$" <<< "$(printf '%s\n' allen-cahn varcoef-diffusion gray-scott)" && continue
+        local fuses=${TCFUSES:-auto}
+        [ "$ex" = box-2d9p ] && fuses="$fuses 7"
+        for fuse in $fuses; do
+          "$stencilc" "$root/dsl-examples/$ex.st" --emit-main --type=$ty \
+            --target=$tg --fuse=$fuse -o "$dir/$ex.$ty.$tg$fuse.cu" ||
+            echo "GENERATE FAIL $ex.$ty.$tg$fuse"
+        done
+      done
+    done
+    [ "${FUSES:-}" = none ] && continue
     for ty in "${types[@]}"; do
       for fuse in ${FUSES:-auto 1 2 3 4 8}; do
         # A sweep of fusion depths in f32; auto and 1 in the other types.
@@ -95,6 +115,18 @@ CHECK
       echo "NO RESULT: $f"; cat "$f"; failed=1
     fi
   done
+  # The tensor-core variants really run tensor-core instructions.
+  for bin in $(ls *.*tc* 2>/dev/null | grep -v '\.\(cu\|h\|log\)$'); do
+    local ops; ops=$(cuobjdump --dump-sass "$bin" | grep -o '[HD]MMA[.A-Z0-9]*' | sort -u | tr '\n' ' ')
+    echo "SASS variant=$bin ops=${ops:-none}" >> "$log"
+    case $bin in
+      *sptc*) grep -q 'HMMA.SP' <<< "$ops" || { echo "NO HMMA.SP in $bin"; failed=1; } ;;
+      *.f64.tc*) grep -q 'DMMA' <<< "$ops" || { echo "NO DMMA in $bin"; failed=1; } ;;
+      *tc*) grep -q 'HMMA' <<< "$ops" || { echo "NO HMMA in $bin"; failed=1; } ;;
+    esac
+  done
+  grep '^SASS' "$log"
+  [ "${BENCH:-1}" = 0 ] && { summarize "$log" $failed; return; }
   # Timing at the DESIGN.md size, one run at a time: the benchmark shapes at
   # every f32 fusion depth; the automatic depth in f16 and f64, and for the
   # other examples.
@@ -102,13 +134,20 @@ CHECK
     local d; d=$(dims_of "$ex")
     local variants="$ex.f32.auto $ex.f16.auto $ex.f64.auto"
     case " $benchmarks " in *" $ex "*)
-      variants="$variants $(ls "$ex".f32.* | grep -v '\.\(cu\|h\|log\)$' | grep -v 'sm80\|auto')";;
+      variants="$variants $(ls "$ex".f32.* | grep -v '\.\(cu\|h\|log\)$' | grep -v 'sm80\|auto\|tc')
+                $(ls "$ex".*.*tc* 2>/dev/null | grep -v '\.\(cu\|h\|log\)$')";;
     esac
     for v in $variants; do
+      [ -x "$v" ] || continue
       ./"$v" --reps=5 --min-time=0.2 --size=$(bench_size "$d") --steps=8 \
         | sed "s/^RESULT /RESULT variant=$v /" | grep '^RESULT' >> "$log" || failed=1
     done
   done
+  summarize "$log" $failed
+}
+
+summarize() { # log failed
+  local log=$1 failed=$2
   echo
   echo "| variant | type | t | size | steps | max rel. error | bound | check | GStencils/s |"
   echo "|---|---|---|---|---|---|---|---|---|"

@@ -14,6 +14,7 @@
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/Support/Diagnostics.h"
 #include "stencilc/Support/Version.h"
+#include "stencilc/Transforms/LayoutSearch.h"
 #include "stencilc/Transforms/Passes.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -96,6 +97,20 @@ cl::opt<std::string> typeOpt(
     "type", cl::init(""), cl::value_desc("f16|bf16|f32|f64"),
     cl::cat(codegenCat),
     cl::desc("Element type of every grid, overriding the source"));
+
+cl::opt<std::string> targetOpt(
+    "target", cl::init("cuda-core"), cl::value_desc("cuda-core|tc|sptc"),
+    cl::cat(codegenCat),
+    cl::desc("Execution strategy: CUDA cores with temporal blocking "
+             "(default), dense tensor cores (mma.sync) or sparse tensor "
+             "cores (mma.sp); tc and sptc need a linear stencil of one "
+             "grid"));
+
+cl::opt<std::string> layoutOpt(
+    "layout", cl::init(""), cl::value_desc("decompose|morph|flatten"),
+    cl::cat(codegenCat),
+    cl::desc("Matrix layout of --target=tc|sptc (default decompose); with "
+             "--fuse=auto, morph's (r1, r2) come from layout search"));
 
 cl::OptionCategory passCat("Passes");
 
@@ -213,6 +228,70 @@ bool writeAll(std::vector<std::pair<std::string, std::string>> files,
   return true;
 }
 
+/// Runs the tensor-core pipeline of `target` on every stencil: fusion
+/// (`fuse`, the source's hint, or layout search's depth when automatic),
+/// the layout, sparsity (SPIDER's strided swap for decompose, sparsity
+/// conversion otherwise) and Compress24.
+bool buildTensorCorePrograms(Module &module, Target target,
+                             MatrixLayout layout, std::optional<int> fuse,
+                             int arch, DiagnosticEngine &diags) {
+  bool sparse = target == Target::SparseTensorCore;
+  for (Stencil &s : module.stencils) {
+    std::optional<int> steps = fuse;
+    if (!steps && s.hints.fuse)
+      steps = *s.hints.fuse;
+    int r1 = 4, r2 = s.dims == 1 ? 1 : 4;
+    if (!steps || *steps == 0) {
+      // The best candidate of this layout and sparsity.
+      LayoutSearchOptions o;
+      o.arch = arch;
+      std::vector<LayoutCandidate> all = searchLayouts(s, o, diags);
+      if (all.empty())
+        return false;
+      steps = 1;
+      for (const LayoutCandidate &c : all)
+        if (c.layout == layout && c.shape.sparse == sparse &&
+            (!sparse || layout != MatrixLayout::Decompose || c.stridedSwap) &&
+            (layout != MatrixLayout::Decompose || c.r1 == 0)) {
+          steps = c.steps;
+          if (layout == MatrixLayout::Morph) {
+            r1 = c.r1;
+            r2 = c.r2;
+          }
+          break;
+        }
+    }
+    std::string pipeline;
+    if (*steps > 1)
+      pipeline = "temporal-fusion{steps=" + std::to_string(*steps) + "},";
+    std::string archOpt = "arch=" + std::to_string(arch);
+    switch (layout) {
+    case MatrixLayout::Decompose:
+      pipeline += "decompose{" + archOpt + "}";
+      pipeline += sparse ? ",strided-swap" : "";
+      break;
+    case MatrixLayout::Morph:
+      pipeline += "layout-morph{r1=" + std::to_string(r1) +
+                  ",r2=" + std::to_string(r2) + "," + archOpt + "}";
+      pipeline += sparse ? ",sparsity-conversion" : "";
+      break;
+    case MatrixLayout::Flatten:
+      pipeline += "flatten{" + archOpt + "}";
+      pipeline += sparse ? ",sparsity-conversion" : "";
+      break;
+    }
+    pipeline += ",compress24";
+    Module one;
+    one.stencils.push_back(std::move(s));
+    bool ok = runPipeline(one, pipeline, PipelineOptions(), llvm::errs(),
+                          diags);
+    s = std::move(one.stencils.front());
+    if (!ok)
+      return false;
+  }
+  return true;
+}
+
 int compile(DiagnosticEngine &diags) {
   std::optional<GpuArch> arch = parseArch(archOpt);
   if (!arch) {
@@ -249,6 +328,35 @@ int compile(DiagnosticEngine &diags) {
                   "'; expected f16, bf16, f32 or f64");
       return 1;
     }
+  }
+
+  std::optional<Target> target = parseTarget(targetOpt);
+  if (!target) {
+    diags.error("unknown --target '" + targetOpt +
+                "'; expected cuda-core, tc or sptc");
+    return 1;
+  }
+  std::optional<MatrixLayout> layout;
+  if (layoutOpt == "decompose" || layoutOpt.empty())
+    layout = MatrixLayout::Decompose;
+  else if (layoutOpt == "morph")
+    layout = MatrixLayout::Morph;
+  else if (layoutOpt == "flatten")
+    layout = MatrixLayout::Flatten;
+  if (!layout) {
+    diags.error("unknown --layout '" + layoutOpt +
+                "'; expected decompose, morph or flatten");
+    return 1;
+  }
+  if (!layoutOpt.empty() && *target == Target::CudaCore) {
+    diags.error("--layout chooses the matrix layout of the tensor cores; add "
+                "--target=tc or --target=sptc");
+    return 1;
+  }
+  if (*target != Target::CudaCore && emitKind != EmitKind::Cuda) {
+    diags.error("--target=" + targetOpt + " generates CUDA; use it without "
+                "--emit, or see its matrices with --emit=matrix --passes=...");
+    return 1;
   }
 
   if (depfileName.getNumOccurrences() && !depfileOpt) {
@@ -308,6 +416,10 @@ int compile(DiagnosticEngine &diags) {
       if (!runPipeline(*module, pipeline, popts, llvm::errs(), diags))
         return 1;
     }
+    if (*target != Target::CudaCore &&
+        !buildTensorCorePrograms(*module, *target, *layout, fuse,
+                                 *arch == GpuArch::SM80 ? 80 : 90, diags))
+      return 1;
     if (emitKind == EmitKind::IR) {
       printIR(*module, os);
     } else if (emitKind == EmitKind::Matrix) {
@@ -331,6 +443,7 @@ int compile(DiagnosticEngine &diags) {
       opts.arch = *arch;
       opts.fuse = fuse;
       opts.emitMain = emitMain;
+      opts.target = *target;
       opts.sourceName = std::string(llvm::sys::path::filename(inputFile));
       std::string headerPath = outPath == "-" ? "-" : withExtension(outPath, ".h");
       opts.headerName = outPath == "-"

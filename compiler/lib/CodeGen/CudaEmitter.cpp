@@ -17,6 +17,7 @@
 #include "stencilc/CodeGen/CudaEmitter.h"
 #include "stencilc/CodeGen/EmbeddedRuntime.h"
 #include "stencilc/CodeGen/Emitter.h"
+#include "stencilc/CodeGen/TensorCoreEmitter.h"
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/Support/Version.h"
 
@@ -86,8 +87,9 @@ std::string plus(const std::string &base, int d) {
 class StencilEmitter {
 public:
   StencilEmitter(const Stencil &s, const CudaCorePlan &plan,
+                 const std::optional<TensorCorePlan> &tcPlan,
                  const CudaOptions &opts, Emitter &out)
-      : s(s), plan(plan), opts(opts), out(out), D(s.dims),
+      : s(s), plan(plan), tcPlan(tcPlan), opts(opts), out(out), D(s.dims),
         elem(cppElemType(s.elemType)),
         compFloat(computeType(s.elemType) == ElemType::F32),
         comp(compFloat ? "float" : "double") {
@@ -145,6 +147,8 @@ private:
 
   const Stencil &s;
   const CudaCorePlan &plan;
+  /// Set for a tensor-core target.
+  const std::optional<TensorCorePlan> &tcPlan;
   const CudaOptions &opts;
   Emitter &out;
   const int D;
@@ -253,6 +257,12 @@ void StencilEmitter::emitArgs() {
   out.line("int nt;");
   for (const Param &p : s.params)
     out.line("Comp p_{};", p.name);
+  if (tcPlan)
+    out.line("long long {}; // what the tensor cores compute",
+             axes([](int a) {
+               return "skipLo" + std::to_string(a) + ", skipHi" +
+                      std::to_string(a);
+             }));
 }
 
 void StencilEmitter::emitGlobalReads() {
@@ -652,6 +662,14 @@ void StencilEmitter::emitKernel() {
     out.line("sc_rest /= sc_tiles{};", a);
   }
   out.line("const long long o0 = sc_rest * kT0 - kH0;");
+  if (tcPlan) {
+    out.line("// Tiles the tensor-core kernel covers whole are its alone.");
+    out.line("if ({})\n  return;", axes([](int a) {
+               std::string i = std::to_string(a);
+               return "o" + i + " + kH" + i + " >= a.skipLo" + i + " && o" +
+                      i + " + kH" + i + " + kT" + i + " <= a.skipHi" + i;
+             }, " && "));
+  }
   out.blank();
   out.line("// Load the tile and its halo. Periodic axes wrap here; points "
            "outside the");
@@ -839,6 +857,19 @@ void StencilEmitter::emitRun() {
   for (int g : updated)
     out.line("Elem *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g,
              grid(g));
+  std::optional<TensorCoreEmitter> tc;
+  if (tcPlan) {
+    tc.emplace(s, *tcPlan, out, elem);
+    tc->emitHostSetup([&](const std::vector<int> &nodes) {
+      for (const Param &p : s.params)
+        out.line("const double p_{0} = stencilc::rt::param<{1}, "
+                 "double>(params.{0});",
+                 p.name, cppElemType(p.type));
+      emitNodes(liveNodes(nodes), /*forDevice=*/false,
+                [](int i) { return "v" + std::to_string(i); },
+                [](const Node &) { return std::string("0"); });
+    });
+  }
   {
     auto loop = out.scope("for (long long sc_done = 0; sc_done < steps; "
                           "sc_done += sc_args.nt)");
@@ -847,6 +878,9 @@ void StencilEmitter::emitRun() {
     for (int g : updated)
       out.line("sc_args.in_{0} = sc_cur{1};\nsc_args.out_{0} = sc_nxt{1};",
                name(g), g);
+    if (tc)
+      tc->emitLaunch("sc_cur" + std::to_string(updated.front()),
+                     "sc_nxt" + std::to_string(updated.front()));
     out.line("STENCILC_LAUNCH({}_kernel, static_cast<unsigned>(sc_tiles), "
              "kThreads, kSmemBytes, stream, sc_args);",
              s.name);
@@ -888,6 +922,10 @@ void StencilEmitter::emitSource() {
       out.blank();
     }
     emitKernel();
+    if (tcPlan) {
+      out.blank();
+      TensorCoreEmitter(s, *tcPlan, out, elem).emitKernel();
+    }
   }
   out.blank();
   emitRun();
@@ -914,6 +952,10 @@ void StencilEmitter::emitDriverProblem() {
   out.line("static constexpr long long kDefaultSteps = {};",
            s.hints.steps ? *s.hints.steps : 100);
   out.line("static constexpr int kFuse = {};", plan.fuse);
+  // tf32 operands round f32 grids to 10 mantissa bits (docs/benchmarks.md).
+  bool tf32 = tcPlan && s.matrix->shape.type == MmaType::TF32;
+  out.line("static constexpr double kOperandRoundoff = {};",
+           tf32 ? "0x1.0p-11" : "0.0");
   out.blank();
   {
     auto fn = out.scope("static cudaError_t run(Elem *const *grids, Elem "
@@ -988,8 +1030,18 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
                                              const CudaOptions &opts,
                                              DiagnosticEngine &diags) {
   std::vector<CudaCorePlan> plans;
+  std::vector<std::optional<TensorCorePlan>> tcPlans;
   for (const Stencil &s : module.stencils) {
-    std::optional<CudaCorePlan> p = planCudaCore(s, opts.fuse, opts.arch, diags);
+    std::optional<int> fuse = opts.fuse;
+    tcPlans.emplace_back();
+    if (opts.target != Target::CudaCore) {
+      // The CUDA-core kernel runs the same passes around the tensor cores.
+      tcPlans.back() = planTensorCore(s, diags);
+      if (!tcPlans.back())
+        return std::nullopt;
+      fuse = s.matrix->steps;
+    }
+    std::optional<CudaCorePlan> p = planCudaCore(s, fuse, opts.arch, diags);
     if (!p)
       return std::nullopt;
     plans.push_back(*p);
@@ -1015,7 +1067,7 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
     h.line("#include <cuda_fp16.h>");
   h.blank();
   for (size_t i = 0; i < module.stencils.size(); ++i) {
-    StencilEmitter e(module.stencils[i], plans[i], opts, h);
+    StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, h);
     e.emitHeaderDecls();
     h.blank();
   }
@@ -1035,7 +1087,7 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
     c.write(embeddedDriverHeader());
   }
   c.line("// ---- end of the embedded runtime ----");
-  c.line("#include <utility>");
+  c.line("#include <algorithm>\n#include <utility>\n#include <vector>");
   c.blank();
   if (opts.arch == GpuArch::SM80)
     c.line("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 800 && "
@@ -1053,13 +1105,13 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   c.line("#endif");
   c.blank();
   for (size_t i = 0; i < module.stencils.size(); ++i) {
-    StencilEmitter e(module.stencils[i], plans[i], opts, c);
+    StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, c);
     e.emitSource();
     c.blank();
   }
   if (opts.emitMain) {
     for (size_t i = 0; i < module.stencils.size(); ++i) {
-      StencilEmitter e(module.stencils[i], plans[i], opts, c);
+      StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, c);
       e.emitDriverProblem();
       c.blank();
     }

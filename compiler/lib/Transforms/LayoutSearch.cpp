@@ -151,7 +151,23 @@ stencilc::searchLayouts(const Stencil &s, const LayoutSearchOptions &o,
     fused.layoutCandidates.clear();
     if (t > 1 && !fuseTemporally(fused, t, quiet))
       break;
+    // The input patch a recipe gathers: larger ones would not fit a
+    // block's registers and shared memory, and would make the general
+    // matching (blossom, cubic) slow.
     for (const Recipe &recipe : recipes) {
+      int64_t inputs = 1;
+      for (int a = 0; a < s.dims; ++a) {
+        int patch = 1;
+        if (recipe.layout == MatrixLayout::Morph)
+          patch = a == s.dims - 1 ? recipe.r1
+                  : a == s.dims - 2 ? recipe.r2
+                                    : 1;
+        if (recipe.layout == MatrixLayout::Decompose && a == s.dims - 1)
+          patch = recipe.r1 ? recipe.r1 : 2 * radius * t + 2;
+        inputs *= patch + 2 * radius * t;
+      }
+      if (inputs > o.maxColumns)
+        continue;
       Stencil trial = fused;
       if (!build(trial, recipe, o.arch, quiet))
         continue;

@@ -305,7 +305,12 @@ template <class P> int driverMain(int argc, char **argv) {
   std::printf(" steps=%lld fuse=%d\n", steps, P::kFuse);
 
   int status = 0;
-  double err = 0, bound = errorBound<Elem>(steps);
+  // Tensor cores that multiply in a narrower type than the grid's (tf32
+  // for f32) get the bound of that type: 2 * steps * its unit roundoff.
+  double err = 0,
+         bound = std::max(errorBound<Elem>(steps),
+                          2.0 * static_cast<double>(std::max(steps, 4LL)) *
+                              P::kOperandRoundoff);
   if (check) {
     STENCILC_DRIVER_CHECK(reset());
     STENCILC_DRIVER_CHECK(P::run(gridPtrs, scratchPtrs, n, steps, stream));

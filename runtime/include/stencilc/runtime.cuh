@@ -16,6 +16,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstring>
 
 #define STENCILC_HD __host__ __device__ __forceinline__
 
@@ -153,6 +154,163 @@ private:
   bool owned = false;
   cudaError_t status = cudaSuccess;
 };
+
+//===----------------------------------------------------------------------===//
+// Tensor cores (docs/PTX.md): the operand encodings the host packs A with,
+// and one wrapper per mma / mma.sp shape. Fragments are arrays of 32-bit
+// registers (f16/bf16 pairs: the lower-index element in the low half; tf32
+// in f32 registers) or of doubles; accumulators are float (double for f64).
+//===----------------------------------------------------------------------===//
+
+/// cvt.rna.tf32.f32 on the host and the device: nearest, ties away from
+/// zero, to 10 explicit mantissa bits, as the CPU emulator rounds.
+STENCILC_HD float roundTF32(float x) {
+#if defined(__CUDA_ARCH__)
+  unsigned r;
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(r) : "f"(x));
+  return __uint_as_float(r);
+#else
+  if (std::isnan(x) || std::isinf(x))
+    return x;
+  unsigned bits;
+  std::memcpy(&bits, &x, 4);
+  bits = (bits + 0x1000u) & 0xFFFFE000u;
+  float r;
+  std::memcpy(&r, &bits, 4);
+  return r;
+#endif
+}
+
+/// The 32-bit register of an A or B slot pair on the host: two halves, or
+/// one tf32.
+inline unsigned packOperands(__half lo, __half hi) {
+  return static_cast<unsigned>(__half_as_ushort(lo)) |
+         static_cast<unsigned>(__half_as_ushort(hi)) << 16;
+}
+inline unsigned packOperands(__nv_bfloat16 lo, __nv_bfloat16 hi) {
+  return static_cast<unsigned>(__bfloat16_as_ushort(lo)) |
+         static_cast<unsigned>(__bfloat16_as_ushort(hi)) << 16;
+}
+
+__device__ __forceinline__ unsigned packPair(__half lo, __half hi) {
+  return static_cast<unsigned>(__half_as_ushort(lo)) |
+         static_cast<unsigned>(__half_as_ushort(hi)) << 16;
+}
+__device__ __forceinline__ unsigned packPair(__nv_bfloat16 lo,
+                                             __nv_bfloat16 hi) {
+  return static_cast<unsigned>(__bfloat16_as_ushort(lo)) |
+         static_cast<unsigned>(__bfloat16_as_ushort(hi)) << 16;
+}
+
+namespace tc {
+
+#define STENCILC_DEV __device__ __forceinline__
+
+// Dense mma.sync, f32 accumulators: f16 and bf16 m16n8k8 / m16n8k16, tf32
+// m16n8k4 / m16n8k8.
+#define STENCILC_MMA_F32(NAME, SHAPE, TYPES, NA, NB, AREGS, BREGS)             \
+  STENCILC_DEV void NAME(float (&d)[4], const unsigned (&a)[NA],               \
+                         const unsigned (&b)[NB]) {                            \
+    asm volatile("mma.sync.aligned." SHAPE ".row.col.f32." TYPES ".f32 "       \
+                 "{%0,%1,%2,%3}, " AREGS ", " BREGS ", {%0,%1,%2,%3};"         \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])              \
+                 : STENCILC_MMA_A##NA, STENCILC_MMA_B##NB);                    \
+  }
+#define STENCILC_MMA_A2 "r"(a[0]), "r"(a[1])
+#define STENCILC_MMA_A4 "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3])
+#define STENCILC_MMA_B1 "r"(b[0])
+#define STENCILC_MMA_B2 "r"(b[0]), "r"(b[1])
+#define STENCILC_MMA_B4 "r"(b[0]), "r"(b[1]), "r"(b[2]), "r"(b[3])
+
+STENCILC_MMA_F32(mma_m16n8k8_f16, "m16n8k8", "f16.f16", 2, 1, "{%4,%5}",
+                 "{%6}")
+STENCILC_MMA_F32(mma_m16n8k16_f16, "m16n8k16", "f16.f16", 4, 2,
+                 "{%4,%5,%6,%7}", "{%8,%9}")
+STENCILC_MMA_F32(mma_m16n8k8_bf16, "m16n8k8", "bf16.bf16", 2, 1, "{%4,%5}",
+                 "{%6}")
+STENCILC_MMA_F32(mma_m16n8k16_bf16, "m16n8k16", "bf16.bf16", 4, 2,
+                 "{%4,%5,%6,%7}", "{%8,%9}")
+STENCILC_MMA_F32(mma_m16n8k4_tf32, "m16n8k4", "tf32.tf32", 2, 1, "{%4,%5}",
+                 "{%6}")
+STENCILC_MMA_F32(mma_m16n8k8_tf32, "m16n8k8", "tf32.tf32", 4, 2,
+                 "{%4,%5,%6,%7}", "{%8,%9}")
+
+// Sparse mma.sp::ordered_metadata, f32 accumulators; the selector is an
+// immediate, hence the template.
+#define STENCILC_MMA_SP(NAME, SHAPE, TYPES, NA, NB, AREGS, BREGS, EREG)        \
+  template <int Sel>                                                           \
+  STENCILC_DEV void NAME(float (&d)[4], const unsigned (&a)[NA],               \
+                         const unsigned (&b)[NB], unsigned e) {                \
+    asm volatile("mma.sp::ordered_metadata.sync.aligned." SHAPE                \
+                 ".row.col.f32." TYPES ".f32 {%0,%1,%2,%3}, " AREGS ", " BREGS \
+                 ", {%0,%1,%2,%3}, " EREG ";"                                  \
+                 : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])              \
+                 : STENCILC_MMA_A##NA, STENCILC_MMA_B##NB, "r"(e),             \
+                   "n"(Sel));                                                  \
+  }
+
+STENCILC_MMA_SP(mma_sp_m16n8k16_f16, "m16n8k16", "f16.f16", 2, 2, "{%4,%5}",
+                "{%6,%7}", "%8, %9")
+STENCILC_MMA_SP(mma_sp_m16n8k32_f16, "m16n8k32", "f16.f16", 4, 4,
+                "{%4,%5,%6,%7}", "{%8,%9,%10,%11}", "%12, %13")
+STENCILC_MMA_SP(mma_sp_m16n8k16_bf16, "m16n8k16", "bf16.bf16", 2, 2,
+                "{%4,%5}", "{%6,%7}", "%8, %9")
+STENCILC_MMA_SP(mma_sp_m16n8k32_bf16, "m16n8k32", "bf16.bf16", 4, 4,
+                "{%4,%5,%6,%7}", "{%8,%9,%10,%11}", "%12, %13")
+STENCILC_MMA_SP(mma_sp_m16n8k8_tf32, "m16n8k8", "tf32.tf32", 2, 2,
+                "{%4,%5}", "{%6,%7}", "%8, %9")
+STENCILC_MMA_SP(mma_sp_m16n8k16_tf32, "m16n8k16", "tf32.tf32", 4, 4,
+                "{%4,%5,%6,%7}", "{%8,%9,%10,%11}", "%12, %13")
+
+/// f64 m8n8k4 (sm_80 and later): one double of A and of B per lane, two
+/// accumulators.
+STENCILC_DEV void mma_m8n8k4_f64(double (&d)[2], const double (&a)[1],
+                                 const double (&b)[1]) {
+  asm volatile("mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0,%1}, "
+               "{%2}, {%3}, {%0,%1};"
+               : "+d"(d[0]), "+d"(d[1])
+               : "d"(a[0]), "d"(b[0]));
+}
+
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+/// f64 m16n8k4 / k8 / k16: sm_90 only (ptxas rejects them for sm_80).
+STENCILC_DEV void mma_m16n8k4_f64(double (&d)[4], const double (&a)[2],
+                                  const double (&b)[1]) {
+  asm volatile("mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+               "{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a[0]), "d"(a[1]), "d"(b[0]));
+}
+STENCILC_DEV void mma_m16n8k8_f64(double (&d)[4], const double (&a)[4],
+                                  const double (&b)[2]) {
+  asm volatile("mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(b[0]),
+                 "d"(b[1]));
+}
+STENCILC_DEV void mma_m16n8k16_f64(double (&d)[4], const double (&a)[8],
+                                   const double (&b)[4]) {
+  asm volatile("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
+               "{%0,%1,%2,%3}, {%4,%5,%6,%7,%8,%9,%10,%11}, "
+               "{%12,%13,%14,%15}, {%0,%1,%2,%3};"
+               : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+               : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]),
+                 "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]), "d"(b[1]),
+                 "d"(b[2]), "d"(b[3]));
+}
+#endif
+
+#undef STENCILC_MMA_F32
+#undef STENCILC_MMA_SP
+#undef STENCILC_MMA_A2
+#undef STENCILC_MMA_A4
+#undef STENCILC_MMA_B1
+#undef STENCILC_MMA_B2
+#undef STENCILC_MMA_B4
+#undef STENCILC_DEV
+
+} // namespace tc
 
 } // namespace stencilc::rt
 

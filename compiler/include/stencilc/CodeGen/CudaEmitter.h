@@ -11,6 +11,7 @@
 #define STENCILC_CODEGEN_CUDAEMITTER_H
 
 #include "stencilc/CodeGen/CudaCorePlan.h"
+#include "stencilc/CodeGen/TensorCoreEmitter.h"
 #include "stencilc/IR/Stencil.h"
 #include "stencilc/Support/Diagnostics.h"
 
@@ -24,6 +25,10 @@ struct CudaOptions {
   /// Overrides the source's hint when set; 0 asks for the automatic depth.
   std::optional<int> fuse;
   bool emitMain = false;
+  /// CudaCore, or a tensor-core target: then every stencil carries a
+  /// packed MatrixProgram and its kernel covers the interior, the CUDA-core
+  /// kernel the frame and short passes.
+  Target target = Target::CudaCore;
   std::string sourceName = "input.st"; ///< For the banner.
   std::string headerName = "out.h";    ///< What the .cu includes.
 };

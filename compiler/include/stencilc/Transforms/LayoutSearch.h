@@ -35,6 +35,10 @@ struct LayoutSearchOptions {
   int maxSteps = 0;
   /// Largest r1 and r2 tried for layout-morph.
   int maxR = 8;
+  /// Candidates whose input patch (an upper bound on k') exceeds this are
+  /// not built: their A would not fit a warp's registers and shared
+  /// memory, and the general matching is cubic in it.
+  int64_t maxColumns = 1024;
   int arch = 90;
   /// Grid points per axis; 0 entries: DESIGN.md §8's benchmark size for
   /// the stencil's dimension (10,240,000; 10240^2; 512^3).

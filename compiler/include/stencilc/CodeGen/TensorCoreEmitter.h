@@ -1,0 +1,93 @@
+//===- TensorCoreEmitter.h - mma / mma.sp kernels from a MatrixProgram -*- C++ -*-===//
+//
+// Prints the tensor-core kernel of one stencil from its packed
+// MatrixProgram (Transforms/Compress24): a thread block loads an input box
+// into shared memory once, and each warp computes 8 patches at a time as
+// D = A * B with `mma.sync` or `mma.sp::ordered_metadata`. A's registers
+// come from the host (its entries depend on run-time parameters), the
+// metadata and the gather table are compile-time tables: the PIT
+// permutation of B's rows is only a different table, so it costs nothing
+// at run time (SPIDER §3.2).
+//
+// The kernel covers whole blocks of the region where the fused kernel is
+// exact and reads stay inside the grid; the CUDA-core kernel computes the
+// frame around it (boundary bands, periodic wrap, partial blocks) step by
+// step, and every pass shorter than the fusion depth.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef STENCILC_CODEGEN_TENSORCOREEMITTER_H
+#define STENCILC_CODEGEN_TENSORCOREEMITTER_H
+
+#include "stencilc/CodeGen/Emitter.h"
+#include "stencilc/IR/Stencil.h"
+#include "stencilc/Support/Diagnostics.h"
+
+#include <functional>
+#include <optional>
+#include <string>
+
+namespace stencilc {
+
+/// The strategies stencilc can generate (`--target`).
+enum class Target { CudaCore, TensorCore, SparseTensorCore };
+llvm::StringRef targetName(Target t);
+std::optional<Target> parseTarget(llvm::StringRef name);
+
+/// How the tensor-core kernel of one stencil tiles the grid.
+struct TensorCorePlan {
+  int dims = 1;
+  Offset patch{1, 1, 1};   ///< Outputs per patch (the program's patch).
+  Offset patches{1, 1, 1}; ///< Patches per block; the fastest axis holds
+                           ///< 8 per warp job.
+  Offset tile{1, 1, 1};    ///< Outputs per block: patches * patch.
+  Offset lo{}, hi{};       ///< The fused kernel's reach below / above.
+  Offset box{1, 1, 1};     ///< Shared-memory input box: tile + hi - lo.
+  int threads = 128;
+  int jobs = 1;            ///< Warp jobs (8 patches each) per block.
+  int64_t sharedBytes = 0;
+};
+
+/// Plans the kernel of `stencil`, whose MatrixProgram must be packed.
+/// Reports an error and returns nullopt when it cannot be generated.
+std::optional<TensorCorePlan> planTensorCore(const Stencil &stencil,
+                                             DiagnosticEngine &diags);
+
+class TensorCoreEmitter {
+public:
+  /// `elem` is the grid's C++ element type.
+  TensorCoreEmitter(const Stencil &stencil, const TensorCorePlan &plan,
+                    Emitter &out, std::string elem);
+
+  /// Constants, the gather and metadata tables, the argument struct and
+  /// the __global__ kernel `<name>_tc_kernel`.
+  void emitKernel();
+  /// Inside run(): evaluates A's coefficients on the host (through
+  /// `emitCoefficients`, which prints `const double vN = ...;` for the
+  /// given nodes and their operands), packs them into the operand type and
+  /// copies them to `sc_tc_a`; declares `sc_tc_args` and `sc_tc_blocks`.
+  void emitHostSetup(
+      const std::function<void(const std::vector<int> &)> &emitCoefficients);
+  /// Inside the pass loop: launches the kernel on `in` -> `out` when the
+  /// pass is a full one, and sets `sc_args.skip*` so that the CUDA-core
+  /// kernel leaves the covered region alone.
+  void emitLaunch(const std::string &in, const std::string &out);
+
+private:
+  std::string axes(const std::function<std::string(int)> &f,
+                   const std::string &sep = ", ") const;
+  /// The row-major index of coordinates `c(a)` in extents `n(a)`.
+  std::string linear(const std::function<std::string(int)> &c,
+                     const std::function<std::string(int)> &n) const;
+
+  const Stencil &s;
+  const MatrixProgram &p;
+  const TensorCorePlan &plan;
+  Emitter &out;
+  const std::string elem;
+  const int D;
+};
+
+} // namespace stencilc
+
+#endif // STENCILC_CODEGEN_TENSORCOREEMITTER_H

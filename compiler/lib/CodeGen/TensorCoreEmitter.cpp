@@ -1,0 +1,531 @@
+//===- TensorCoreEmitter.cpp - mma / mma.sp kernels from a MatrixProgram --===//
+
+#include "stencilc/CodeGen/TensorCoreEmitter.h"
+#include "stencilc/IR/MatrixEmulator.h"
+
+#include <algorithm>
+#include <map>
+
+using namespace stencilc;
+
+llvm::StringRef stencilc::targetName(Target t) {
+  switch (t) {
+  case Target::CudaCore:
+    return "cuda-core";
+  case Target::TensorCore:
+    return "tc";
+  case Target::SparseTensorCore:
+    return "sptc";
+  }
+  return "?";
+}
+
+std::optional<Target> stencilc::parseTarget(llvm::StringRef name) {
+  if (name == "cuda-core")
+    return Target::CudaCore;
+  if (name == "tc")
+    return Target::TensorCore;
+  if (name == "sptc")
+    return Target::SparseTensorCore;
+  return std::nullopt;
+}
+
+namespace {
+
+/// The smallest and largest gather offset of the program's real columns.
+void columnRange(const MatrixProgram &p, Offset &lo, Offset &hi) {
+  bool first = true;
+  for (const MatrixColumn &c : p.columns) {
+    if (c.zero)
+      continue;
+    for (int a = 0; a < kMaxDims; ++a) {
+      lo[a] = first ? c.offset[a] : std::min(lo[a], c.offset[a]);
+      hi[a] = first ? c.offset[a] : std::max(hi[a], c.offset[a]);
+    }
+    first = false;
+  }
+}
+
+/// Shared memory of a plan: the input box plus one zero element, and the
+/// gather table.
+int64_t sharedBytesOf(const TensorCorePlan &plan, const MatrixProgram &p,
+                      unsigned elemBytes) {
+  int64_t boxElems = 1;
+  for (int a = 0; a < plan.dims; ++a)
+    boxElems *= plan.box[a];
+  const PackedFragments &pk = *p.packed;
+  int64_t lut = static_cast<int64_t>(pk.tilesK) * bRegisters(pk.shape) *
+                elementsPerRegister(pk.shape.type) * 4;
+  return (boxElems + 1) * elemBytes + lut * 2;
+}
+
+std::string mmaFunction(const FragmentShape &f) {
+  return std::string("stencilc::rt::tc::mma_") + (f.sparse ? "sp_" : "") +
+         "m" + std::to_string(f.m) + "n" + std::to_string(f.n) + "k" +
+         std::to_string(f.k) + "_" + mmaTypeName(f.type).str();
+}
+
+} // namespace
+
+std::optional<TensorCorePlan> stencilc::planTensorCore(const Stencil &s,
+                                                       DiagnosticEngine &diags) {
+  if (!s.matrix || !s.matrix->packed) {
+    diags.error(s.loc, "internal error: stencil '" + s.name +
+                           "' has no packed matrix program for the "
+                           "tensor-core backend");
+    return std::nullopt;
+  }
+  const MatrixProgram &p = *s.matrix;
+  if (!isSupportedShape(p.packed->shape)) {
+    diags.error(s.loc, "internal error: no tensor-core code for the shape " +
+                           p.packed->shape.name());
+    return std::nullopt;
+  }
+  TensorCorePlan plan;
+  plan.dims = s.dims;
+  int D = s.dims, fast = D - 1;
+  columnRange(p, plan.lo, plan.hi);
+  for (int a = 0; a < D; ++a)
+    plan.patch[a] = p.patch[a];
+  // About 64 outputs along the fastest axis (256 in 1-D), 16 along the
+  // next, 4 along the slowest of 3-D: enough jobs for four warps, a box
+  // small enough to share.
+  int fastWant = D == 1 ? 256 : 64;
+  // In 1-D the fastest axis is the only source of warp jobs: at least one
+  // per warp.
+  plan.patches[fast] =
+      8 * std::max(D == 1 ? 4 : 1, fastWant / (8 * plan.patch[fast]));
+  if (D >= 2)
+    plan.patches[fast - 1] = std::max(1, 16 / plan.patch[fast - 1]);
+  if (D == 3)
+    plan.patches[0] = std::max(1, 4 / plan.patch[0]);
+  unsigned elemBytes = elemTypeBytes(s.grids[p.grid].type);
+  for (;;) {
+    int64_t boxElems = 1;
+    for (int a = 0; a < D; ++a) {
+      plan.tile[a] = plan.patches[a] * plan.patch[a];
+      plan.box[a] = plan.tile[a] + plan.hi[a] - plan.lo[a];
+      boxElems *= plan.box[a];
+    }
+    plan.sharedBytes = sharedBytesOf(plan, p, elemBytes);
+    // Static shared memory (48 KiB), and gather offsets that fit 16 bits
+    // with 0xFFFF left for zero columns.
+    if (plan.sharedBytes <= 48 * 1024 && boxElems < 0xFFFF)
+      break;
+    int shrink = -1;
+    for (int a = 0; a < fast; ++a)
+      if (plan.patches[a] > 1)
+        shrink = a;
+    if (shrink < 0 && plan.patches[fast] > 8)
+      shrink = fast;
+    if (shrink < 0) {
+      diags.error(s.loc, "the tensor-core tile of stencil '" + s.name +
+                             "' needs " + llvm::Twine(plan.sharedBytes) +
+                             " bytes of shared memory, more than 48 KiB; "
+                             "use a smaller patch or fusion depth");
+      return std::nullopt;
+    }
+    plan.patches[shrink] =
+        shrink == fast ? std::max(8, plan.patches[fast] / 2 / 8 * 8)
+                       : plan.patches[shrink] / 2;
+  }
+  plan.jobs = plan.patches[fast] / 8;
+  for (int a = 0; a < fast; ++a)
+    plan.jobs *= plan.patches[a];
+  return plan;
+}
+
+TensorCoreEmitter::TensorCoreEmitter(const Stencil &s,
+                                     const TensorCorePlan &plan, Emitter &out,
+                                     std::string elem)
+    : s(s), p(*s.matrix), plan(plan), out(out), elem(std::move(elem)),
+      D(s.dims) {}
+
+std::string
+TensorCoreEmitter::axes(const std::function<std::string(int)> &f,
+                        const std::string &sep) const {
+  std::string r;
+  for (int a = 0; a < D; ++a)
+    r += (a ? sep : "") + f(a);
+  return r;
+}
+
+std::string
+TensorCoreEmitter::linear(const std::function<std::string(int)> &c,
+                          const std::function<std::string(int)> &n) const {
+  std::string r = "(" + c(0) + ")";
+  for (int a = 1; a < D; ++a)
+    r = "(" + r + " * " + n(a) + " + " + c(a) + ")";
+  return r;
+}
+
+void TensorCoreEmitter::emitKernel() {
+  const PackedFragments &pk = *p.packed;
+  const FragmentShape &f = pk.shape;
+  const int fast = D - 1;
+  const int E = elementsPerRegister(f.type);
+  const int bRegs = bRegisters(f), aRegs = aRegisters(f),
+            accs = accumulators(f);
+  const bool f64 = f.type == MmaType::F64;
+  const std::string word = f64 ? "double" : "unsigned";
+  const std::string acc = f64 ? "double" : "float";
+  auto i = [](int a) { return std::to_string(a); };
+
+  out.line("// Tensor cores: {} ({}), {} layout, patch {}, block tile {}, "
+           "{} warp jobs of 8 patches.",
+           f.name(), sparsityPatternName(p.pattern).str(),
+           matrixLayoutName(p.layout).str(),
+           axes([&](int a) { return i(plan.patch[a]); }, "x"),
+           axes([&](int a) { return i(plan.tile[a]); }, "x"), plan.jobs);
+  out.line("constexpr int kTcThreads = {}, kTcWarps = {}, kTcJobs = {};",
+           plan.threads, plan.threads / 32, plan.jobs);
+  for (int a = 0; a < D; ++a)
+    out.line("constexpr int kTcR{0} = {1}, kTcP{0} = {2}, kTcT{0} = {3}, "
+             "kTcLo{0} = {4}, kTcHi{0} = {5}, kTcBox{0} = {6};",
+             a, plan.patch[a], plan.patches[a], plan.tile[a], plan.lo[a],
+             plan.hi[a], plan.box[a]);
+  for (int a = 0; a < D; ++a)
+    out.line("constexpr int kTcBandLo{0} = {1}, kTcBandHi{0} = {2};", a,
+             s.fused ? s.fused->bandLo[a] : 0,
+             s.fused ? s.fused->bandHi[a] : 0);
+  out.line("constexpr int kTcBoxElems = {}, kTcZero = kTcBoxElems;",
+           axes([](int a) { return "kTcBox" + std::to_string(a); }, " * "));
+  out.line("constexpr int kTcRows = {}, kTcTilesM = {}, kTcARegs = {}, "
+           "kTcBRegs = {}; // {} K tiles, unrolled below",
+           p.rows(), pk.tilesM, aRegs, bRegs, pk.tilesK);
+  out.line("static_assert(kTcBoxElems < 0xFFFF, \"gather offsets are 16 "
+           "bits\");");
+
+  // The gather table: for B element (K tile, register, element) and the
+  // lane's t = lane % 4, the box offset of the input point relative to the
+  // patch's corner, or 0xFFFF for a zero column. PIT lives here.
+  std::vector<std::string> lut;
+  for (int tk = 0; tk < pk.tilesK; ++tk)
+    for (int r = 0; r < bRegs; ++r)
+      for (int e = 0; e < E; ++e)
+        for (int t = 0; t < 4; ++t) {
+          int row = tk * f.k + fragmentB(f, t, r, e).row;
+          if (row >= p.cols() || p.columns[row].zero) {
+            lut.push_back("0xFFFF");
+            continue;
+          }
+          int64_t off = 0;
+          for (int a = 0; a < D; ++a)
+            off = off * plan.box[a] + (p.columns[row].offset[a] - plan.lo[a]);
+          lut.push_back(std::to_string(off));
+        }
+  out.line("constexpr int kTcLutSize = {};", lut.size());
+  {
+    std::string text;
+    for (size_t k = 0; k < lut.size(); ++k)
+      text += (k ? (k % 16 ? ", " : ",\n") : "") + lut[k];
+    out.line("__device__ const unsigned short kTcGather[kTcLutSize] = {{");
+    out.indent();
+    out.write(text);
+    out.dedent();
+    out.line("}};");
+  }
+  if (f.sparse) {
+    out.line("constexpr int kTcMetaRegs = {};", pk.metaRegs);
+    std::string text;
+    for (size_t k = 0; k < pk.metadata.size(); ++k)
+      text += (k ? (k % 8 ? ", " : ",\n") : "") +
+              fmt::format("0x{:08x}u", pk.metadata[k]);
+    out.line("// Ordered metadata, [register][lane]; tiles share a register "
+             "through the sparsity selector.");
+    out.line("__device__ const unsigned kTcMeta[kTcMetaRegs * 32] = {{");
+    out.indent();
+    out.write(text);
+    out.dedent();
+    out.line("}};");
+  }
+  out.blank();
+  {
+    auto st = out.scope("struct TcArgs", "};");
+    out.line("const Elem *in;\nElem *out;");
+    out.line("long long {};", axes([&](int a) { return "n" + i(a); }));
+    out.line("long long {};", axes([&](int a) { return "lo" + i(a); }));
+    out.line("long long {};", axes([&](int a) { return "blocks" + i(a); }));
+    out.line("const {} *a; // [tile][register][lane]", word);
+  }
+  out.blank();
+
+  out.line("__global__ void __launch_bounds__(kTcThreads) {}_tc_kernel(const "
+           "TcArgs a) {{",
+           s.name);
+  out.indent();
+  out.line("__shared__ __align__(16) unsigned char sc_raw[(kTcBoxElems + 1) "
+           "* sizeof(Elem)];");
+  out.line("__shared__ unsigned short s_lut[kTcLutSize];");
+  out.line("Elem *const s_in = reinterpret_cast<Elem *>(sc_raw);");
+  out.line("long long sc_rest = blockIdx.x;");
+  for (int a = D - 1; a >= 1; --a)
+    out.line("const long long o{0} = a.lo{0} + sc_rest % a.blocks{0} * "
+             "kTcT{0};\nsc_rest /= a.blocks{0};",
+             a);
+  out.line("const long long o0 = a.lo0 + sc_rest * kTcT0;");
+  out.line("// The input box: every read is inside the grid by "
+           "construction of the covered region.");
+  {
+    auto loop = out.scope(
+        "for (int i = threadIdx.x; i < kTcBoxElems; i += kTcThreads)");
+    out.line("int r = i;");
+    for (int a = D - 1; a >= 1; --a)
+      out.line("const int l{0} = r % kTcBox{0};\nr /= kTcBox{0};", a);
+    out.line("const int l0 = r;");
+    std::string src =
+        "a.in[" +
+        linear([&](int a) { return "o" + i(a) + " + kTcLo" + i(a) + " + l" + i(a); },
+               [&](int a) { return "a.n" + i(a); }) +
+        "]";
+    if (f.type == MmaType::TF32)
+      out.line("s_in[i] = stencilc::rt::roundTF32({});", src);
+    else
+      out.line("s_in[i] = {};", src);
+  }
+  out.line("if (threadIdx.x == 0)\n  s_in[kTcZero] = "
+           "stencilc::rt::Convert<Elem>::from(0.0f);");
+  out.line("for (int i = threadIdx.x; i < kTcLutSize; i += kTcThreads)\n  "
+           "s_lut[i] = kTcGather[i];");
+  out.line("__syncthreads();");
+  out.line("const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;");
+  if (f.sparse)
+    out.line("unsigned meta[kTcMetaRegs];\n#pragma unroll\nfor (int r = 0; r "
+             "< kTcMetaRegs; ++r)\n  meta[r] = kTcMeta[r * 32 + lane];");
+  // A: in registers for the whole block when it is small, else read per
+  // use (coalesced, and cached: every block reads the same words).
+  const int tiles = pk.tilesM * pk.tilesK;
+  const bool hoist = tiles * aRegs * (f64 ? 2 : 1) <= 64;
+  auto aWord = [&](int tile, int r) {
+    return fmt::format("a.a[{} * 32 + lane]", tile * aRegs + r);
+  };
+  if (hoist) {
+    out.line("{} sc_a[{}][kTcARegs];", word, tiles);
+    for (int tile = 0; tile < tiles; ++tile)
+      for (int r = 0; r < aRegs; ++r)
+        out.line("sc_a[{}][{}] = {};", tile, r, aWord(tile, r));
+  }
+  auto lutAt = [&](int k) {
+    return fmt::format("sc_at({})", k);
+  };
+  {
+    auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
+                          "kTcJobs; sc_job += kTcWarps)");
+    out.line("int sc_j = sc_job;");
+    out.line("const int jx = sc_j % (kTcP{0} / 8);\nsc_j /= (kTcP{0} / 8);",
+             fast);
+    for (int a = fast - 1; a >= 1; --a)
+      out.line("const int p{0} = sc_j % kTcP{0};\nsc_j /= kTcP{0};", a);
+    if (fast >= 1)
+      out.line("const int p0 = sc_j;");
+    // This lane's B column is patch g of the job.
+    out.line("const int sc_base = {};",
+             linear(
+                 [&](int a) {
+                   return a == fast ? "(jx * 8 + g) * kTcR" + i(a)
+                                    : "p" + i(a) + " * kTcR" + i(a);
+                 },
+                 [&](int a) { return "kTcBox" + i(a); }));
+    out.line("auto sc_at = [&](int k) {{ const unsigned o = s_lut[k * 4 + "
+             "t]; return o == 0xFFFFu ? kTcZero : sc_base + "
+             "static_cast<int>(o); }};");
+    out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
+    for (int tk = 0; tk < pk.tilesK; ++tk) {
+      auto blk = out.scope("");
+      out.line("{} b[kTcBRegs];", word);
+      for (int r = 0; r < bRegs; ++r) {
+        int k0 = (tk * bRegs + r) * E;
+        if (E == 2)
+          out.line("b[{}] = stencilc::rt::packPair(s_in[{}], s_in[{}]);", r,
+                   lutAt(k0), lutAt(k0 + 1));
+        else if (f.type == MmaType::TF32)
+          out.line("b[{}] = __float_as_uint(s_in[{}]);", r, lutAt(k0));
+        else
+          out.line("b[{}] = s_in[{}];", r, lutAt(k0));
+      }
+      for (int tm = 0; tm < pk.tilesM; ++tm) {
+        int tile = tm * pk.tilesK + tk;
+        std::string av;
+        if (hoist) {
+          av = fmt::format("sc_a[{}]", tile);
+        } else {
+          std::string init;
+          for (int r = 0; r < aRegs; ++r)
+            init += (r ? ", " : "") + aWord(tile, r);
+          out.line("const {} av{}[kTcARegs] = {{{}}};", word, tm, init);
+          av = "av" + std::to_string(tm);
+        }
+        if (f.sparse)
+          out.line("{}<{}>(acc[{}], {}, b, meta[{}]);", mmaFunction(f),
+                   pk.tileSelector[tile], tm, av, pk.tileMetaReg[tile]);
+        else
+          out.line("{}(acc[{}], {}, b);", mmaFunction(f), tm, av);
+      }
+    }
+    // D: accumulator i of the lane sits at (row, patch) per PTX.md; the
+    // row is an output of the patch, row-major over it.
+    out.line("#pragma unroll");
+    auto tmLoop = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
+    out.line("#pragma unroll");
+    auto iLoop = out.scope(fmt::format("for (int i = 0; i < {}; ++i)", accs));
+    FragmentCoord c0 = fragmentC(f, 0, 0);
+    (void)c0;
+    if (f.m == 8)
+      out.line("const int sc_row = tm * {} + g, sc_col = 2 * t + i;", f.m);
+    else
+      out.line("const int sc_row = tm * {} + g + 8 * (i >> 1), sc_col = 2 * "
+               "t + (i & 1);",
+               f.m);
+    auto guard = out.scope("if (sc_row < kTcRows)");
+    std::string stride = "1";
+    std::vector<std::string> within(D);
+    for (int a = D - 1; a >= 0; --a) {
+      within[a] = "(sc_row / (" + stride + ")) % kTcR" + i(a);
+      stride = stride + " * kTcR" + i(a);
+    }
+    for (int a = 0; a < D; ++a)
+      out.line("const long long q{0} = o{0} + {1} * kTcR{0} + {2};", a,
+               a == fast ? "(jx * 8 + sc_col)" : "p" + i(a), within[a]);
+    out.line("a.out[{}] = stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
+             linear([&](int a) { return "q" + i(a); },
+                    [&](int a) { return "a.n" + i(a); }));
+  }
+  out.dedent();
+  out.line("}}");
+}
+
+void TensorCoreEmitter::emitHostSetup(
+    const std::function<void(const std::vector<int> &)> &emitCoefficients) {
+  const PackedFragments &pk = *p.packed;
+  const FragmentShape &f = pk.shape;
+  const bool f64 = f.type == MmaType::F64;
+  const std::string word = f64 ? "double" : "unsigned";
+  const int aRegs = aRegisters(f), E = pk.elemsPerReg;
+  const int tiles = pk.tilesM * pk.tilesK;
+  auto i = [](int a) { return std::to_string(a); };
+
+  // Distinct coefficient nodes in first-use order; slots refer to them.
+  std::map<int, int> index;
+  std::vector<int> nodes;
+  for (int v : pk.slots)
+    if (v >= 0 && !index.count(v)) {
+      index[v] = static_cast<int>(nodes.size());
+      nodes.push_back(v);
+    }
+  out.line("// Tensor cores: A's coefficients from the parameters, rounded "
+           "to {} and packed as",
+           mmaTypeName(f.type).str());
+  out.line("// docs/PTX.md lays them out ([tile][register][lane]).");
+  {
+    std::string text;
+    for (int tile = 0; tile < tiles; ++tile)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < aRegs; ++r)
+          for (int e = 0; e < E; ++e) {
+            size_t k = ((static_cast<size_t>(tile) * 32 + lane) * aRegs + r) *
+                           E +
+                       e;
+            int v = pk.slots[k];
+            text += (k ? (k % 16 ? ", " : ",\n") : "") +
+                    std::to_string(v < 0 ? -1 : index[v]);
+          }
+    out.line("static const short kTcSlots[{}] = {{", pk.slots.size());
+    out.indent();
+    out.write(text);
+    out.dedent();
+    out.line("}};");
+  }
+  emitCoefficients(nodes);
+  std::string coeffs;
+  for (int v : nodes)
+    coeffs += (coeffs.empty() ? "" : ", ") + ("v" + std::to_string(v));
+  out.line("const double sc_tc_coeff[{}] = {{{}}};",
+           std::max<size_t>(1, nodes.size()), coeffs.empty() ? "0" : coeffs);
+  out.line("std::vector<{}> sc_tc_host({} * 32 * {});", word, tiles, aRegs);
+  {
+    auto loop = out.scope(fmt::format(
+        "for (int sc_k = 0; sc_k < {} * 32 * {}; ++sc_k)", tiles, aRegs));
+    out.line("const int sc_tile = sc_k / (32 * {0}), sc_lane = sc_k / {0} % "
+             "32, sc_reg = sc_k % {0};",
+             aRegs);
+    out.line("const short *sc_s = &kTcSlots[sc_k * {}];", E);
+    out.line("auto sc_c = [&](int e) {{ return sc_s[e] < 0 ? 0.0 : "
+             "sc_tc_coeff[sc_s[e]]; }};");
+    out.line("{} sc_w;", word);
+    switch (f.type) {
+    case MmaType::F16:
+      out.line("sc_w = stencilc::rt::packOperands(stencilc::rt::Convert<__half>"
+               "::from(sc_c(0)), stencilc::rt::Convert<__half>::from(sc_c(1)));");
+      break;
+    case MmaType::BF16:
+      out.line("sc_w = stencilc::rt::packOperands(stencilc::rt::Convert<__nv_"
+               "bfloat16>::from(sc_c(0)), stencilc::rt::Convert<__nv_"
+               "bfloat16>::from(sc_c(1)));");
+      break;
+    case MmaType::TF32:
+      out.line("const float sc_f = stencilc::rt::roundTF32(static_cast<float>"
+               "(sc_c(0)));\nstd::memcpy(&sc_w, &sc_f, 4);");
+      break;
+    case MmaType::F64:
+      out.line("sc_w = sc_c(0);");
+      break;
+    }
+    out.line("sc_tc_host[(sc_tile * {} + sc_reg) * 32 + sc_lane] = sc_w;",
+             aRegs);
+  }
+  out.line("stencilc::rt::ScratchBuffer<{}> sc_tc_a(nullptr, "
+           "sc_tc_host.size(), stream);",
+           word);
+  out.line("STENCILC_TRY(sc_tc_a.error());");
+  out.line("// From pageable memory: the call returns once the data is "
+           "staged, so the vector may go.");
+  out.line("STENCILC_TRY(cudaMemcpyAsync(sc_tc_a.get(), sc_tc_host.data(), "
+           "sc_tc_host.size() * sizeof({}), cudaMemcpyHostToDevice, stream));",
+           word);
+  out.line("TcArgs sc_tc_args{{}};");
+  out.line("sc_tc_args.a = sc_tc_a.get();");
+  out.line("long long sc_tc_blocks = 1;");
+  for (int a = 0; a < D; ++a) {
+    auto blk = out.scope("");
+    // Blocks start where reads stay inside the grid and the fused kernel
+    // is exact, and stop before either fails at the far side.
+    out.line("const long long sc_start = std::max<long long>(-kTcLo{0}, "
+             "kTcBandLo{0});",
+             a);
+    out.line("const long long sc_lastRead = n{0} - 1 - kTcHi{0} - "
+             "(kTcP{0} - 1) * kTcR{0} - sc_start;",
+             a);
+    out.line("const long long sc_lastOut = n{0} - kTcBandHi{0} - kTcT{0} - "
+             "sc_start;",
+             a);
+    out.line("const long long sc_fit = std::min(sc_lastRead, sc_lastOut);");
+    out.line("sc_tc_args.n{0} = n{0};\nsc_tc_args.lo{0} = sc_start;", a);
+    out.line("sc_tc_args.blocks{0} = sc_fit < 0 ? 0 : sc_fit / kTcT{0} + 1;",
+             a);
+    out.line("sc_tc_blocks *= sc_tc_args.blocks{};", a);
+  }
+  out.line("if (sc_tc_blocks > 0x7fffffffLL)\n  return "
+           "cudaErrorInvalidConfiguration;");
+  (void)i;
+}
+
+void TensorCoreEmitter::emitLaunch(const std::string &in,
+                                   const std::string &outPtr) {
+  auto i = [](int a) { return std::to_string(a); };
+  {
+    auto full = out.scope("if (sc_args.nt == kFuse && sc_tc_blocks > 0)");
+    out.line("sc_tc_args.in = {};\nsc_tc_args.out = {};", in, outPtr);
+    out.line("STENCILC_LAUNCH({}_tc_kernel, static_cast<unsigned>("
+             "sc_tc_blocks), kTcThreads, 0, stream, sc_tc_args);",
+             s.name);
+    out.line("STENCILC_TRY(cudaGetLastError());");
+    for (int a = 0; a < D; ++a)
+      out.line("sc_args.skipLo{0} = sc_tc_args.lo{0};\nsc_args.skipHi{0} = "
+               "sc_tc_args.lo{0} + sc_tc_args.blocks{0} * kTcT{0};",
+               a);
+  }
+  auto other = out.scope("else");
+  for (int a = 0; a < D; ++a)
+    out.line("sc_args.skipLo{0} = sc_args.skipHi{0} = 0;", a);
+  (void)i;
+}
