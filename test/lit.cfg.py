@@ -20,6 +20,7 @@ tools = os.path.join(config.stencilc_obj_root, "tools")
 config.substitutions.append(("%stencilc", os.path.join(tools, "stencilc", "stencilc")))
 config.substitutions.append(("%stencil-interp", os.path.join(tools, "stencil-interp", "stencil-interp")))
 config.substitutions.append(("%stencil-opt", os.path.join(tools, "stencil-opt", "stencil-opt")))
+config.substitutions.append(("%stencil-lift", os.path.join(tools, "stencil-lift", "stencil-lift")))
 config.environment["PATH"] = os.pathsep.join([
     os.path.join(tools, "stencilc"), os.path.join(tools, "stencil-interp"),
     config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])

@@ -9,8 +9,8 @@ cd "$(dirname "$0")/.."
 # not a Debian package here; without it the tests that compile generated
 # code are reported as unsupported, not failed.
 packages=(cmake ninja-build python3 clang-14 llvm-14-dev llvm-14-tools
-          libclang-rt-14-dev libfmt-dev libgtest-dev zlib1g-dev libtinfo-dev
-          libz3-dev ccache)
+          libclang-rt-14-dev libclang-14-dev libfmt-dev libgtest-dev
+          zlib1g-dev libtinfo-dev libz3-dev ccache)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \

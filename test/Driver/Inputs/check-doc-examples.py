@@ -54,10 +54,19 @@ def run(cmd, cwd, env):
                           stderr=subprocess.STDOUT, text=True, timeout=120)
 
 
+def tool_env(stencilc):
+    """The environment examples run in: stencilc's directory first on PATH,
+    then stencil-lift's, built beside it (tools/stencil-lift/). Absolute:
+    the commands run in a scratch directory."""
+    bindir = os.path.dirname(os.path.abspath(stencilc))
+    lift = os.path.join(os.path.dirname(bindir), "stencil-lift")
+    return dict(os.environ, PATH=os.pathsep.join([bindir, lift, os.environ["PATH"]]))
+
+
 def check_errors(page, stencilc, heat):
     text = open(page, encoding="utf-8").read()
     sections = re.split(r"\n### `(.*)`\n", text)
-    env = dict(os.environ, PATH=os.path.dirname(stencilc) + os.pathsep + os.environ["PATH"])
+    env = tool_env(stencilc)
     count = 0
     for msg, body in zip(sections[1::2], sections[2::2]):
         ex = blocks("\n" + body)
@@ -92,7 +101,7 @@ def check_errors(page, stencilc, heat):
 
 def check_commands(page, stencilc, repo):
     text = open(page, encoding="utf-8").read()
-    env = dict(os.environ, PATH=os.path.dirname(stencilc) + os.pathsep + os.environ["PATH"])
+    env = tool_env(stencilc)
     count = 0
     with tempfile.TemporaryDirectory() as d:
         for kind, code, before in blocks(text):
@@ -129,9 +138,7 @@ def check_outputs(page, stencilc, repo, update=False):
     now instead of failing (for a maintainer after a deliberate change)."""
     text = open(page, encoding="utf-8").read()
     replacements = []
-    # Absolute: the commands run in the scratch directory.
-    bindir = os.path.dirname(os.path.abspath(stencilc))
-    env = dict(os.environ, PATH=bindir + os.pathsep + os.environ["PATH"], STENCILC_REPO=repo)
+    env = dict(tool_env(stencilc), STENCILC_REPO=repo)
     count = 0
     with tempfile.TemporaryDirectory() as d:
         for m in FENCE.finditer(text):

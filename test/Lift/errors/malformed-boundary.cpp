@@ -1,0 +1,10 @@
+// dirichlet without its constant.
+// RUN: rm -rf %t && mkdir %t
+// RUN: not %stencil-lift %s -o %t/out.st --rewrite-output=%t/out.cpp 2>&1 | FileCheck %s -DFILE=%s --implicit-check-not=error:
+// RUN: ls %t | count 0
+void f(double *u, double *v, int n, int steps) {
+// CHECK: [[FILE]]:[[@LINE+1]]:26: error: malformed boundary 'dirichlet(x)'; write dirichlet(c) with a number c, and periodic, clamp or fixed without parentheses
+#pragma stencil boundary(dirichlet(x))
+  for (int t = 0; t < steps; ++t) {
+  }
+}

@@ -1,0 +1,14 @@
+// A write beside the loop point.
+// RUN: rm -rf %t && mkdir %t
+// RUN: not %stencil-lift %s -o %t/out.st --rewrite-output=%t/out.cpp 2>&1 | FileCheck %s -DFILE=%s --implicit-check-not=error:
+// RUN: ls %t | count 0
+#include <utility>
+void f(double *u, double *v, int n, int steps) {
+#pragma stencil
+  for (int t = 0; t < steps; ++t) {
+    for (int i = 1; i < n - 1; ++i)
+// CHECK: [[FILE]]:[[@LINE+1]]:7: error: 'v' is written at an offset from the loop point; a stencil writes exactly the point it computes
+      v[i + 1] = u[i];
+    std::swap(u, v);
+  }
+}
