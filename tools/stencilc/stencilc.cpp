@@ -268,7 +268,11 @@ bool buildTensorCorePrograms(Module &module, Target target,
     switch (layout) {
     case MatrixLayout::Decompose:
       pipeline += "decompose{" + archOpt + "}";
-      pipeline += sparse ? ",strided-swap" : "";
+      // 2:4: SPIDER's pairs of pairs, ordered so each B register's halves
+      // are neighbours (one load); tf32 keeps SPIDER's 1:2 order.
+      if (sparse)
+        pipeline += s.elemType == ElemType::F32 ? ",strided-swap"
+                                                : ",strided-swap{adjacent=1}";
       break;
     case MatrixLayout::Morph:
       pipeline += "layout-morph{r1=" + std::to_string(r1) +

@@ -54,9 +54,69 @@ int64_t sharedBytesOf(const TensorCorePlan &plan, const MatrixProgram &p,
   for (int a = 0; a < plan.dims; ++a)
     boxElems *= plan.box[a];
   const PackedFragments &pk = *p.packed;
-  int64_t lut = static_cast<int64_t>(pk.tilesK) * bRegisters(pk.shape) *
-                elementsPerRegister(pk.shape.type) * 4;
+  int64_t lut = plan.uniformGather
+                    ? 0
+                    : static_cast<int64_t>(pk.tilesK) * bRegisters(pk.shape) *
+                          elementsPerRegister(pk.shape.type) * 4;
   return (boxElems + 1) * elemBytes + lut * 2;
+}
+
+/// Decides whether B's gather is uniform across lanes (see TensorCorePlan)
+/// and, if so, widens the box to cover what zero columns read.
+void planGather(const MatrixProgram &p, TensorCorePlan &plan) {
+  const FragmentShape &f = p.packed->shape;
+  const int E = elementsPerRegister(f.type), bRegs = bRegisters(f);
+  const int count = p.packed->tilesK * bRegs * E;
+  // The input point of element k for lane quad t, or none (zero column).
+  std::vector<std::array<std::optional<Offset>, 4>> at(count);
+  for (int k = 0; k < count; ++k) {
+    int tk = k / (bRegs * E), r = k / E % bRegs, e = k % E;
+    for (int t = 0; t < 4; ++t) {
+      int row = tk * f.k + fragmentB(f, t, r, e).row;
+      if (row < p.cols() && !p.columns[row].zero)
+        at[k][t] = p.columns[row].offset;
+    }
+  }
+  auto minus = [](const Offset &a, const Offset &b) {
+    return Offset{a[0] - b[0], a[1] - b[1], a[2] - b[2]};
+  };
+  auto plus = [](const Offset &a, const Offset &b) {
+    return Offset{a[0] + b[0], a[1] + b[1], a[2] + b[2]};
+  };
+  int full = -1;
+  for (int k = 0; k < count && full < 0; ++k)
+    if (at[k][0] && at[k][1] && at[k][2] && at[k][3])
+      full = k;
+  if (full < 0)
+    return;
+  std::array<Offset, 4> lane;
+  for (int t = 0; t < 4; ++t)
+    lane[t] = minus(*at[full][t], *at[full][0]);
+  std::vector<Offset> constant(count);
+  for (int k = 0; k < count; ++k) {
+    std::optional<Offset> c;
+    for (int t = 0; t < 4; ++t) {
+      if (!at[k][t])
+        continue;
+      Offset ck = minus(*at[k][t], lane[t]);
+      if (c && *c != ck)
+        return; // Lanes disagree: the table it is.
+      c = ck;
+    }
+    // A register of zero columns reads what its predecessor read.
+    constant[k] = c ? *c : constant[k ? k - 1 : full];
+  }
+  for (int k = 0; k < count; ++k)
+    for (int t = 0; t < 4; ++t) {
+      Offset q = plus(constant[k], lane[t]);
+      for (int a = 0; a < plan.dims; ++a) {
+        plan.lo[a] = std::min(plan.lo[a], q[a]);
+        plan.hi[a] = std::max(plan.hi[a], q[a]);
+      }
+    }
+  plan.uniformGather = true;
+  plan.lane = lane;
+  plan.constant = std::move(constant);
 }
 
 std::string mmaFunction(const FragmentShape &f) {
@@ -85,6 +145,7 @@ std::optional<TensorCorePlan> stencilc::planTensorCore(const Stencil &s,
   plan.dims = s.dims;
   int D = s.dims, fast = D - 1;
   columnRange(p, plan.lo, plan.hi);
+  planGather(p, plan);
   for (int a = 0; a < D; ++a)
     plan.patch[a] = p.patch[a];
   // About 64 outputs along the fastest axis (256 in 1-D), 16 along the
@@ -100,6 +161,12 @@ std::optional<TensorCorePlan> stencilc::planTensorCore(const Stencil &s,
   if (D == 3)
     plan.patches[0] = std::max(1, 4 / plan.patch[0]);
   unsigned elemBytes = elemTypeBytes(s.grids[p.grid].type);
+  // An even fastest extent keeps every row of the box 4-byte aligned, so
+  // neighbouring halves load as one word (one more column is read).
+  if (elemBytes == 2 && D > 1 &&
+      (plan.patches[fast] * plan.patch[fast] + plan.hi[fast] - plan.lo[fast]) %
+          2)
+    ++plan.hi[fast];
   for (;;) {
     int64_t boxElems = 1;
     for (int a = 0; a < D; ++a) {
@@ -196,34 +263,47 @@ void TensorCoreEmitter::emitKernel() {
   out.line("static_assert(kTcBoxElems < 0xFFFF, \"gather offsets are 16 "
            "bits\");");
 
-  // The gather table: for B element (K tile, register, element) and the
-  // lane's t = lane % 4, the box offset of the input point relative to the
-  // patch's corner, or 0xFFFF for a zero column. PIT lives here.
-  std::vector<std::string> lut;
-  for (int tk = 0; tk < pk.tilesK; ++tk)
-    for (int r = 0; r < bRegs; ++r)
-      for (int e = 0; e < E; ++e)
-        for (int t = 0; t < 4; ++t) {
-          int row = tk * f.k + fragmentB(f, t, r, e).row;
-          if (row >= p.cols() || p.columns[row].zero) {
-            lut.push_back("0xFFFF");
-            continue;
+  // Box strides, for linear offsets into the shared box.
+  std::vector<int64_t> stride(D, 1);
+  for (int a = D - 2; a >= 0; --a)
+    stride[a] = stride[a + 1] * plan.box[a + 1];
+  auto lin = [&](const Offset &v) {
+    int64_t r = 0;
+    for (int a = 0; a < D; ++a)
+      r += v[a] * stride[a];
+    return r;
+  };
+  const int count = pk.tilesK * bRegs * E;
+  if (!plan.uniformGather) {
+    // The gather table: for B element (K tile, register, element) and the
+    // lane's t = lane % 4, the box offset of the input point relative to the
+    // patch's corner, or 0xFFFF for a zero column. PIT lives here.
+    std::vector<std::string> lut;
+    for (int tk = 0; tk < pk.tilesK; ++tk)
+      for (int r = 0; r < bRegs; ++r)
+        for (int e = 0; e < E; ++e)
+          for (int t = 0; t < 4; ++t) {
+            int row = tk * f.k + fragmentB(f, t, r, e).row;
+            if (row >= p.cols() || p.columns[row].zero) {
+              lut.push_back("0xFFFF");
+              continue;
+            }
+            int64_t off = 0;
+            for (int a = 0; a < D; ++a)
+              off = off * plan.box[a] + (p.columns[row].offset[a] - plan.lo[a]);
+            lut.push_back(std::to_string(off));
           }
-          int64_t off = 0;
-          for (int a = 0; a < D; ++a)
-            off = off * plan.box[a] + (p.columns[row].offset[a] - plan.lo[a]);
-          lut.push_back(std::to_string(off));
-        }
-  out.line("constexpr int kTcLutSize = {};", lut.size());
-  {
-    std::string text;
-    for (size_t k = 0; k < lut.size(); ++k)
-      text += (k ? (k % 16 ? ", " : ",\n") : "") + lut[k];
-    out.line("__device__ const unsigned short kTcGather[kTcLutSize] = {{");
-    out.indent();
-    out.write(text);
-    out.dedent();
-    out.line("}};");
+    out.line("constexpr int kTcLutSize = {};", lut.size());
+    {
+      std::string text;
+      for (size_t k = 0; k < lut.size(); ++k)
+        text += (k ? (k % 16 ? ", " : ",\n") : "") + lut[k];
+      out.line("__device__ const unsigned short kTcGather[kTcLutSize] = {{");
+      out.indent();
+      out.write(text);
+      out.dedent();
+      out.line("}};");
+    }
   }
   if (f.sparse) {
     out.line("constexpr int kTcMetaRegs = {};", pk.metaRegs);
@@ -256,7 +336,8 @@ void TensorCoreEmitter::emitKernel() {
   out.indent();
   out.line("__shared__ __align__(16) unsigned char sc_raw[(kTcBoxElems + 1) "
            "* sizeof(Elem)];");
-  out.line("__shared__ unsigned short s_lut[kTcLutSize];");
+  if (!plan.uniformGather)
+    out.line("__shared__ unsigned short s_lut[kTcLutSize];");
   out.line("Elem *const s_in = reinterpret_cast<Elem *>(sc_raw);");
   out.line("long long sc_rest = blockIdx.x;");
   for (int a = D - 1; a >= 1; --a)
@@ -285,10 +366,17 @@ void TensorCoreEmitter::emitKernel() {
   }
   out.line("if (threadIdx.x == 0)\n  s_in[kTcZero] = "
            "stencilc::rt::Convert<Elem>::from(0.0f);");
-  out.line("for (int i = threadIdx.x; i < kTcLutSize; i += kTcThreads)\n  "
-           "s_lut[i] = kTcGather[i];");
+  if (!plan.uniformGather)
+    out.line("for (int i = threadIdx.x; i < kTcLutSize; i += kTcThreads)\n  "
+             "s_lut[i] = kTcGather[i];");
   out.line("__syncthreads();");
   out.line("const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;");
+  if (plan.uniformGather)
+    out.line("// Lane quad t reads B's rows at this offset from the patch; "
+             "the rest is constant.\nconst int sc_lane = t == 0 ? {} : t == "
+             "1 ? {} : t == 2 ? {} : {};",
+             lin(plan.lane[0]), lin(plan.lane[1]), lin(plan.lane[2]),
+             lin(plan.lane[3]));
   if (f.sparse)
     out.line("unsigned meta[kTcMetaRegs];\n#pragma unroll\nfor (int r = 0; r "
              "< kTcMetaRegs; ++r)\n  meta[r] = kTcMeta[r * 32 + lane];");
@@ -305,8 +393,28 @@ void TensorCoreEmitter::emitKernel() {
       for (int r = 0; r < aRegs; ++r)
         out.line("sc_a[{}][{}] = {};", tile, r, aWord(tile, r));
   }
-  auto lutAt = [&](int k) {
-    return fmt::format("sc_at({})", k);
+  // Element k of the lane's B fragment, as an s_in index expression.
+  auto bAt = [&](int k) {
+    if (!plan.uniformGather)
+      return fmt::format("s_in[sc_at({})]", k);
+    return fmt::format("sc_b[{}]", lin(plan.constant[k]) - lin(plan.lo));
+  };
+  // A pair of halves at adjacent even offsets loads as one 32-bit word
+  // when every lane's address is even: the patch corner and the lane
+  // offsets are even whenever the box's fastest extent, the patch along
+  // the fastest axis and the lane offsets are.
+  bool evenBase = plan.patch[fast] % 2 == 0 &&
+                  (D == 1 || plan.box[fast] % 2 == 0);
+  for (int t = 0; t < 4 && plan.uniformGather; ++t)
+    evenBase &= lin(plan.lane[t]) % 2 == 0;
+  auto pairWord = [&](int k0) -> std::optional<std::string> {
+    if (!plan.uniformGather || E != 2 || !evenBase)
+      return std::nullopt;
+    int64_t c0 = lin(plan.constant[k0]) - lin(plan.lo);
+    int64_t c1 = lin(plan.constant[k0 + 1]) - lin(plan.lo);
+    if (c1 != c0 + 1 || c0 % 2)
+      return std::nullopt;
+    return fmt::format("*reinterpret_cast<const unsigned *>(sc_b + {})", c0);
   };
   {
     auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
@@ -326,22 +434,27 @@ void TensorCoreEmitter::emitKernel() {
                                     : "p" + i(a) + " * kTcR" + i(a);
                  },
                  [&](int a) { return "kTcBox" + i(a); }));
-    out.line("auto sc_at = [&](int k) {{ const unsigned o = s_lut[k * 4 + "
-             "t]; return o == 0xFFFFu ? kTcZero : sc_base + "
-             "static_cast<int>(o); }};");
+    if (!plan.uniformGather)
+      out.line("auto sc_at = [&](int k) {{ const unsigned o = s_lut[k * 4 + "
+               "t]; return o == 0xFFFFu ? kTcZero : sc_base + "
+               "static_cast<int>(o); }};");
+    else
+      out.line("const Elem *const sc_b = s_in + sc_base + sc_lane;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
     for (int tk = 0; tk < pk.tilesK; ++tk) {
       auto blk = out.scope("");
       out.line("{} b[kTcBRegs];", word);
       for (int r = 0; r < bRegs; ++r) {
         int k0 = (tk * bRegs + r) * E;
-        if (E == 2)
-          out.line("b[{}] = stencilc::rt::packPair(s_in[{}], s_in[{}]);", r,
-                   lutAt(k0), lutAt(k0 + 1));
+        if (std::optional<std::string> word = pairWord(k0))
+          out.line("b[{}] = {};", r, *word);
+        else if (E == 2)
+          out.line("b[{}] = stencilc::rt::packPair({}, {});", r, bAt(k0),
+                   bAt(k0 + 1));
         else if (f.type == MmaType::TF32)
-          out.line("b[{}] = __float_as_uint(s_in[{}]);", r, lutAt(k0));
+          out.line("b[{}] = __float_as_uint({});", r, bAt(k0));
         else
-          out.line("b[{}] = s_in[{}];", r, lutAt(k0));
+          out.line("b[{}] = {};", r, bAt(k0));
       }
       for (int tm = 0; tm < pk.tilesM; ++tm) {
         int tile = tm * pk.tilesK + tk;

@@ -83,10 +83,13 @@ const std::vector<PassInfo> &stencilc::registeredPasses() {
        }},
       {"strided-swap",
        "SPIDER's rule-based column swap of a decomposed A into 2:4 / 1:2",
-       {},
-       [](Module &m, const llvm::StringMap<int> &, DiagnosticEngine &diags) {
+       {{"adjacent", "1: groups j, j+1, j+n, j+n+1 (2:4 only), so the two "
+                     "halves of a B register are neighbours in memory",
+         0}},
+       [](Module &m, const llvm::StringMap<int> &opts,
+          DiagnosticEngine &diags) {
          for (Stencil &s : m.stencils)
-           if (!stridedSwap(s, diags))
+           if (!stridedSwap(s, diags, opts.lookup("adjacent") != 0))
              return false;
          return true;
        }},

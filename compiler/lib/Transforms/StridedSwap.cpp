@@ -7,7 +7,7 @@
 using namespace stencilc;
 
 std::vector<int> stencilc::stridedSwapOrder(const MatrixProgram &p,
-                                            std::string &why) {
+                                            std::string &why, bool adjacent) {
   if (p.layout != MatrixLayout::Decompose) {
     why = "it applies to the decompose layout, not " +
           matrixLayoutName(p.layout).str();
@@ -32,13 +32,36 @@ std::vector<int> stencilc::stridedSwapOrder(const MatrixProgram &p,
   }
   std::vector<int> order(p.cols());
   std::iota(order.begin(), order.end(), 0);
+  if (adjacent) {
+    if (p.shape.type == MmaType::TF32) {
+      why = "adjacent pairs need the 2:4 pattern; tf32 is 1:2";
+      return {};
+    }
+    if (p.elementK > n - 1) {
+      why = "adjacent pairs need a kernel at most n - 1 = " +
+            std::to_string(n - 1) + " wide, not " +
+            std::to_string(p.elementK);
+      return {};
+    }
+    for (int b = 0; b < p.blockCols; ++b)
+      for (int j = 0; j < n; j += 2) {
+        int *g = &order[b * 2 * n + 2 * j];
+        int base = b * 2 * n;
+        g[0] = base + j;
+        g[1] = base + j + 1;
+        g[2] = base + j + n;
+        g[3] = base + j + n + 1;
+      }
+    return order;
+  }
   for (int b = 0; b < p.blockCols; ++b)
     for (int j = 1; j < n; j += 2)
       std::swap(order[b * 2 * n + j], order[b * 2 * n + j + n - 1]);
   return order;
 }
 
-bool stencilc::stridedSwap(Stencil &s, DiagnosticEngine &diags) {
+bool stencilc::stridedSwap(Stencil &s, DiagnosticEngine &diags,
+                           bool adjacent) {
   if (!s.matrix) {
     diags.error(s.loc, "strided-swap needs the decompose pass first");
     return false;
@@ -59,7 +82,7 @@ bool stencilc::stridedSwap(Stencil &s, DiagnosticEngine &diags) {
     return false;
   }
   std::string why;
-  std::vector<int> order = stridedSwapOrder(p, why);
+  std::vector<int> order = stridedSwapOrder(p, why, adjacent);
   if (order.empty()) {
     diags.error(s.loc,
                 "strided-swap cannot permute stencil '" + s.name + "': " + why);

@@ -192,7 +192,7 @@ TEST(Layout, RandomKernelsInEveryLayout) {
 
 TEST(Layout, StridedSwapGivesValidSparsity) {
   std::mt19937_64 rng(11);
-  int swapped = 0;
+  int swapped = 0, adjacentRuns = 0;
   for (int iter = 0; iter < 200; ++iter) {
     int dims = 1 + iter % 3;
     const char *type = iter % 2 ? "f16" : "f32";
@@ -214,7 +214,11 @@ TEST(Layout, StridedSwapGivesValidSparsity) {
     std::vector<MatrixColumn> before = s.matrix->columns;
     std::vector<int> beforeA = s.matrix->a;
     int beforeCols = s.matrix->cols();
-    ASSERT_TRUE(stridedSwap(s, c.diags)) << c.diagText << src;
+    // The adjacent order wherever it applies (2:4, kx <= n - 1).
+    bool adjacent = type[1] == '1' && kx <= rows - 1 && iter % 4 < 2;
+    ASSERT_TRUE(stridedSwap(s, c.diags, adjacent)) << c.diagText << src;
+    if (adjacent)
+      ++adjacentRuns;
     const MatrixProgram &p = *s.matrix;
     EXPECT_EQ(verifyMatrixProgram(p), "");
     EXPECT_EQ(p.pattern, *type == 'f' && type[1] == '1'
@@ -243,6 +247,38 @@ TEST(Layout, StridedSwapGivesValidSparsity) {
     ++swapped;
   }
   EXPECT_EQ(swapped, 200);
+  EXPECT_GT(adjacentRuns, 20);
+}
+
+TEST(Layout, AdjacentStridedSwapPairsNeighbours) {
+  Compiled c("stencil s { grid u : f16[1]; boundary u : clamp;\n"
+             "  u' = u[-1] + 2 * u + 3 * u[1]; }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  Stencil &s = c.module->stencils[0];
+  ASSERT_TRUE(decomposeStencil(s, 4, c.diags));
+  std::string why;
+  // n = 4, one block of 8: groups (0, 1, 4, 5) and (2, 3, 6, 7).
+  EXPECT_EQ(stridedSwapOrder(*s.matrix, why, true),
+            (std::vector<int>{0, 1, 4, 5, 2, 3, 6, 7}));
+  // SPIDER's own: odd j < n swaps with j + n - 1.
+  EXPECT_EQ(stridedSwapOrder(*s.matrix, why, false),
+            (std::vector<int>{0, 4, 2, 6, 1, 5, 3, 7}));
+  // tf32 is 1:2: neighbours would share rows.
+  Compiled t("stencil s { grid u : f32[1]; boundary u : clamp;\n"
+             "  u' = u[-1] + 2 * u + 3 * u[1]; }");
+  ASSERT_TRUE(t.module);
+  Stencil &ts = t.module->stencils[0];
+  ASSERT_TRUE(decomposeStencil(ts, 4, t.diags));
+  EXPECT_TRUE(stridedSwapOrder(*ts.matrix, why, true).empty());
+  EXPECT_NE(why.find("1:2"), std::string::npos) << why;
+  // kx = n = 4 leaves j + 1 and j + n sharing a row.
+  Compiled w("stencil s { grid u : f16[1]; boundary u : clamp;\n"
+             "  u' = u[-2] + u[-1] + u + u[1]; }");
+  ASSERT_TRUE(w.module);
+  Stencil &ws = w.module->stencils[0];
+  ASSERT_TRUE(decomposeStencil(ws, 4, w.diags));
+  EXPECT_TRUE(stridedSwapOrder(*ws.matrix, why, true).empty());
+  EXPECT_NE(why.find("n - 1"), std::string::npos) << why;
 }
 
 TEST(Layout, DecomposeMatchesSpiderForBox2D1RAtSevenSteps) {

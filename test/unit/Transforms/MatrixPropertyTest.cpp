@@ -310,8 +310,12 @@ TEST(MatrixProperty, EveryPassChainEqualsTheInterpreter) {
         ok = morphLayout(s, r1, r2, c.diags, arch);
         break;
       case 3: {
+        // The adjacent order on half of the 2:4 cases.
+        bool adjacent = r.type != ElemType::F32 && r.type != ElemType::F64 &&
+                        std::bernoulli_distribution(0.5)(rng);
         name = "decompose+strided-swap";
-        ok = decomposeStencil(s, 0, c.diags, arch) && stridedSwap(s, c.diags);
+        ok = decomposeStencil(s, 0, c.diags, arch) &&
+             stridedSwap(s, c.diags, adjacent);
         break;
       }
       }

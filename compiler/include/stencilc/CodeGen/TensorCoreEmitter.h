@@ -46,6 +46,18 @@ struct TensorCorePlan {
   int threads = 128;
   int jobs = 1;            ///< Warp jobs (8 patches each) per block.
   int64_t sharedBytes = 0;
+  /// B's gather, per element k = (K tile, register, element) of a lane's
+  /// fragment. When the point lane t reads is the patch corner + `lane[t]`
+  /// + `constant[k]` for every k (true of row-decomposed matrices, with or
+  /// without SPIDER's swap), the kernel needs no table: each load is one
+  /// instruction with a constant offset. Zero columns then read a real
+  /// point of the box (times a zero of A): exact for finite inputs, but an
+  /// Inf or NaN input can reach outputs it does not influence. Otherwise a
+  /// table in shared memory maps (k, t) to the point, with a zero slot for
+  /// zero columns.
+  bool uniformGather = false;
+  std::array<Offset, 4> lane{};
+  std::vector<Offset> constant;
 };
 
 /// Plans the kernel of `stencil`, whose MatrixProgram must be packed.

@@ -24,12 +24,19 @@ namespace stencilc {
 
 /// The column order of the strided swap for a Decompose program, or an
 /// empty vector with `why` set when the rule does not apply.
+///
+/// With `adjacent` (2:4 only, and kx <= n - 1), each group of four holds
+/// columns j, j + 1, j + n, j + n + 1 (j even) instead of SPIDER's j,
+/// j + n, j + 1, j + n + 1: the same pairs of pairs, still 2:4 (j + 1 and
+/// j + n are n - 1 >= kx apart), but the halves of one B register are
+/// neighbours in memory, so the kernel loads them as one word.
 std::vector<int> stridedSwapOrder(const MatrixProgram &program,
-                                  std::string &why);
+                                  std::string &why, bool adjacent = false);
 
 /// Applies the strided swap and switches the program to the sparse shape
 /// of its type (2:4 for f16/bf16, 1:2 for tf32).
-bool stridedSwap(Stencil &stencil, DiagnosticEngine &diags);
+bool stridedSwap(Stencil &stencil, DiagnosticEngine &diags,
+                 bool adjacent = false);
 
 } // namespace stencilc
 
