@@ -119,6 +119,25 @@ void planGather(const MatrixProgram &p, TensorCorePlan &plan) {
   plan.constant = std::move(constant);
 }
 
+/// Whether the kernel can keep B's kernel rows in registers while walking
+/// down patch rows (see TensorCorePlan::rolling): K tile tk + 1 must read
+/// exactly what tile tk reads, one row lower.
+bool canRoll(const MatrixProgram &p, const TensorCorePlan &plan) {
+  const PackedFragments &pk = *p.packed;
+  if (!plan.uniformGather || p.layout != MatrixLayout::Decompose ||
+      plan.dims != 2 || pk.tilesM != 1 || pk.tilesK < 2)
+    return false;
+  const int per = bRegisters(pk.shape) * elementsPerRegister(pk.shape.type);
+  for (int tk = 0; tk + 1 < pk.tilesK; ++tk)
+    for (int j = 0; j < per; ++j) {
+      const Offset &now = plan.constant[tk * per + j];
+      const Offset &next = plan.constant[(tk + 1) * per + j];
+      if (next[0] != now[0] + 1 || next[1] != now[1])
+        return false;
+    }
+  return true;
+}
+
 std::string mmaFunction(const FragmentShape &f) {
   return std::string("stencilc::rt::tc::mma_") + (f.sparse ? "sp_" : "") +
          "m" + std::to_string(f.m) + "n" + std::to_string(f.n) + "k" +
@@ -160,6 +179,13 @@ std::optional<TensorCorePlan> stencilc::planTensorCore(const Stencil &s,
     plan.patches[fast - 1] = std::max(1, 16 / plan.patch[fast - 1]);
   if (D == 3)
     plan.patches[0] = std::max(1, 4 / plan.patch[0]);
+  plan.rolling = canRoll(p, plan);
+  if (plan.rolling) {
+    // One column of 8 patches, 32 patch rows per warp: the 15-odd rows of
+    // warm-up amortize over 32 jobs, and the box is only 1/8 halo wide.
+    plan.patches[fast] = 8;
+    plan.patches[0] = 128;
+  }
   unsigned elemBytes = elemTypeBytes(s.grids[p.grid].type);
   // An even fastest extent keeps every row of the box 4-byte aligned, so
   // neighbouring halves load as one word (one more column is read).
@@ -196,6 +222,9 @@ std::optional<TensorCorePlan> stencilc::planTensorCore(const Stencil &s,
         shrink == fast ? std::max(8, plan.patches[fast] / 2 / 8 * 8)
                        : plan.patches[shrink] / 2;
   }
+  // Each warp needs whole, equal runs of patch rows.
+  if (plan.rolling && plan.patches[0] % (plan.threads / 32))
+    plan.rolling = false;
   plan.jobs = plan.patches[fast] / 8;
   for (int a = 0; a < fast; ++a)
     plan.jobs *= plan.patches[a];
@@ -416,7 +445,101 @@ void TensorCoreEmitter::emitKernel() {
       return std::nullopt;
     return fmt::format("*reinterpret_cast<const unsigned *>(sc_b + {})", c0);
   };
-  {
+  // B register r of K tile tk into `dst[r]`.
+  auto loadB = [&](int tk, const std::string &dst) {
+    for (int r = 0; r < bRegs; ++r) {
+      int k0 = (tk * bRegs + r) * E;
+      if (std::optional<std::string> w = pairWord(k0))
+        out.line("{}[{}] = {};", dst, r, *w);
+      else if (E == 2)
+        out.line("{}[{}] = stencilc::rt::packPair({}, {});", dst, r, bAt(k0),
+                 bAt(k0 + 1));
+      else if (f.type == MmaType::TF32)
+        out.line("{}[{}] = __float_as_uint({});", dst, r, bAt(k0));
+      else
+        out.line("{}[{}] = {};", dst, r, bAt(k0));
+    }
+  };
+  // Every M tile's product with K tile tk's B fragment `b`.
+  auto mmas = [&](int tk, const std::string &b) {
+    for (int tm = 0; tm < pk.tilesM; ++tm) {
+      int tile = tm * pk.tilesK + tk;
+      std::string av;
+      if (hoist) {
+        av = fmt::format("sc_a[{}]", tile);
+      } else {
+        std::string init;
+        for (int r = 0; r < aRegs; ++r)
+          init += (r ? ", " : "") + aWord(tile, r);
+        out.line("const {} av{}_{}[kTcARegs] = {{{}}};", word, tm, tk, init);
+        av = fmt::format("av{}_{}", tm, tk);
+      }
+      if (f.sparse)
+        out.line("{}<{}>(acc[{}], {}, {}, meta[{}]);", mmaFunction(f),
+                 pk.tileSelector[tile], tm, av, b, pk.tileMetaReg[tile]);
+      else
+        out.line("{}(acc[{}], {}, {});", mmaFunction(f), tm, av, b);
+    }
+  };
+  // D: accumulator i of the lane sits at (row, patch) per PTX.md; the row
+  // is an output of the patch, row-major over it. Needs p0.. and jx.
+  auto scatter = [&]() {
+    out.line("#pragma unroll");
+    auto tmLoop = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
+    out.line("#pragma unroll");
+    auto iLoop = out.scope(fmt::format("for (int i = 0; i < {}; ++i)", accs));
+    if (f.m == 8)
+      out.line("const int sc_row = tm * {} + g, sc_col = 2 * t + i;", f.m);
+    else
+      out.line("const int sc_row = tm * {} + g + 8 * (i >> 1), sc_col = 2 * "
+               "t + (i & 1);",
+               f.m);
+    auto guard = out.scope("if (sc_row < kTcRows)");
+    std::string stride = "1";
+    std::vector<std::string> within(D);
+    for (int a = D - 1; a >= 0; --a) {
+      within[a] = "(sc_row / (" + stride + ")) % kTcR" + i(a);
+      stride = stride + " * kTcR" + i(a);
+    }
+    for (int a = 0; a < D; ++a)
+      out.line("const long long q{0} = o{0} + {1} * kTcR{0} + {2};", a,
+               a == fast ? "(jx * 8 + sc_col)" : "p" + i(a), within[a]);
+    out.line("a.out[{}] = stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
+             linear([&](int a) { return "q" + i(a); },
+                    [&](int a) { return "a.n" + i(a); }));
+  };
+
+  if (plan.rolling) {
+    // Each warp walks down its own run of patch rows of the block's one
+    // column of 8 patches; sc_w[tk] holds kernel row tk's B fragment for
+    // the current patch row, and moving one row down shifts the window by
+    // one and loads only the last kernel row.
+    const int T = pk.tilesK;
+    out.line("constexpr int kTcRowsPerWarp = kTcP0 / kTcWarps;");
+    out.line("static_assert(kTcRowsPerWarp * kTcWarps == kTcJobs, \"one "
+             "run of patch rows per warp\");");
+    out.line("const int jx = 0, sc_first = (threadIdx.x >> 5) * "
+             "kTcRowsPerWarp;");
+    out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + g * "
+             "kTcR1 + sc_lane;");
+    out.line("{} sc_w[{}][kTcBRegs];", word, T);
+    for (int tk = 0; tk < T; ++tk)
+      loadB(tk, fmt::format("sc_w[{}]", tk));
+    auto rows = out.scope(
+        "for (int sc_i = 0; sc_i < kTcRowsPerWarp; ++sc_i)");
+    out.line("const int p0 = sc_first + sc_i;");
+    out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
+    for (int tk = 0; tk < T; ++tk)
+      mmas(tk, fmt::format("sc_w[{}]", tk));
+    scatter();
+    auto more = out.scope("if (sc_i + 1 < kTcRowsPerWarp)");
+    out.line("#pragma unroll\nfor (int tk = 0; tk < {}; ++tk)\n#pragma "
+             "unroll\n  for (int r = 0; r < kTcBRegs; ++r)\n    sc_w[tk][r] = "
+             "sc_w[tk + 1][r];",
+             T - 1);
+    out.line("sc_b += kTcR0 * kTcBox1;");
+    loadB(T - 1, fmt::format("sc_w[{}]", T - 1));
+  } else {
     auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
                           "kTcJobs; sc_job += kTcWarps)");
     out.line("int sc_j = sc_job;");
@@ -444,64 +567,10 @@ void TensorCoreEmitter::emitKernel() {
     for (int tk = 0; tk < pk.tilesK; ++tk) {
       auto blk = out.scope("");
       out.line("{} b[kTcBRegs];", word);
-      for (int r = 0; r < bRegs; ++r) {
-        int k0 = (tk * bRegs + r) * E;
-        if (std::optional<std::string> word = pairWord(k0))
-          out.line("b[{}] = {};", r, *word);
-        else if (E == 2)
-          out.line("b[{}] = stencilc::rt::packPair({}, {});", r, bAt(k0),
-                   bAt(k0 + 1));
-        else if (f.type == MmaType::TF32)
-          out.line("b[{}] = __float_as_uint({});", r, bAt(k0));
-        else
-          out.line("b[{}] = {};", r, bAt(k0));
-      }
-      for (int tm = 0; tm < pk.tilesM; ++tm) {
-        int tile = tm * pk.tilesK + tk;
-        std::string av;
-        if (hoist) {
-          av = fmt::format("sc_a[{}]", tile);
-        } else {
-          std::string init;
-          for (int r = 0; r < aRegs; ++r)
-            init += (r ? ", " : "") + aWord(tile, r);
-          out.line("const {} av{}[kTcARegs] = {{{}}};", word, tm, init);
-          av = "av" + std::to_string(tm);
-        }
-        if (f.sparse)
-          out.line("{}<{}>(acc[{}], {}, b, meta[{}]);", mmaFunction(f),
-                   pk.tileSelector[tile], tm, av, pk.tileMetaReg[tile]);
-        else
-          out.line("{}(acc[{}], {}, b);", mmaFunction(f), tm, av);
-      }
+      loadB(tk, "b");
+      mmas(tk, "b");
     }
-    // D: accumulator i of the lane sits at (row, patch) per PTX.md; the
-    // row is an output of the patch, row-major over it.
-    out.line("#pragma unroll");
-    auto tmLoop = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
-    out.line("#pragma unroll");
-    auto iLoop = out.scope(fmt::format("for (int i = 0; i < {}; ++i)", accs));
-    FragmentCoord c0 = fragmentC(f, 0, 0);
-    (void)c0;
-    if (f.m == 8)
-      out.line("const int sc_row = tm * {} + g, sc_col = 2 * t + i;", f.m);
-    else
-      out.line("const int sc_row = tm * {} + g + 8 * (i >> 1), sc_col = 2 * "
-               "t + (i & 1);",
-               f.m);
-    auto guard = out.scope("if (sc_row < kTcRows)");
-    std::string stride = "1";
-    std::vector<std::string> within(D);
-    for (int a = D - 1; a >= 0; --a) {
-      within[a] = "(sc_row / (" + stride + ")) % kTcR" + i(a);
-      stride = stride + " * kTcR" + i(a);
-    }
-    for (int a = 0; a < D; ++a)
-      out.line("const long long q{0} = o{0} + {1} * kTcR{0} + {2};", a,
-               a == fast ? "(jx * 8 + sc_col)" : "p" + i(a), within[a]);
-    out.line("a.out[{}] = stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
-             linear([&](int a) { return "q" + i(a); },
-                    [&](int a) { return "a.n" + i(a); }));
+    scatter();
   }
   out.dedent();
   out.line("}}");

@@ -58,6 +58,11 @@ struct TensorCorePlan {
   bool uniformGather = false;
   std::array<Offset, 4> lane{};
   std::vector<Offset> constant;
+  /// 2-D decompose with one K tile per kernel row: the B fragment of
+  /// kernel row b for patch row p is that of row b + 1 for patch row p - 1,
+  /// so each warp walks down a column of patches, keeping the kernel's rows
+  /// of B in registers and loading one new row per patch row.
+  bool rolling = false;
 };
 
 /// Plans the kernel of `stencil`, whose MatrixProgram must be packed.
