@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "LiftAction.h"
+#include "stencilc/Support/AtomicWrite.h"
 
 #include "clang/Basic/FileManager.h"
 #include "clang/Tooling/Tooling.h"
@@ -73,46 +74,9 @@ std::string withExtension(llvm::StringRef path, llvm::StringRef ext) {
   return std::string(p);
 }
 
-/// Writes every (path, text) pair, or none: each goes to a temporary file
-/// beside its target, and all are renamed only when all were written.
+/// Writes every (path, text) pair, or none (Support/AtomicWrite.h).
 bool writeAll(const std::vector<std::pair<std::string, std::string>> &files) {
-  for (const auto &file : files)
-    if (llvm::sys::fs::is_directory(file.first)) {
-      toolError("cannot write '" + file.first + "': Is a directory");
-      return false;
-    }
-  std::vector<std::string> temps;
-  auto cleanup = [&] {
-    for (const std::string &t : temps)
-      llvm::sys::fs::remove(t);
-  };
-  for (const auto &[path, text] : files) {
-    int fd;
-    llvm::SmallString<256> temp;
-    if (std::error_code ec =
-            llvm::sys::fs::createUniqueFile(path + "-%%%%%%.tmp", fd, temp)) {
-      toolError("cannot write '" + path + "': " + ec.message());
-      cleanup();
-      return false;
-    }
-    temps.push_back(std::string(temp));
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      toolError("cannot write '" + path + "': " + os.error().message());
-      os.clear_error();
-      cleanup();
-      return false;
-    }
-  }
-  for (size_t i = 0; i < files.size(); ++i)
-    if (std::error_code ec = llvm::sys::fs::rename(temps[i], files[i].first)) {
-      toolError("cannot write '" + files[i].first + "': " + ec.message());
-      cleanup();
-      return false;
-    }
-  return true;
+  return stencilc::writeFilesAtomically(files, toolError);
 }
 
 int lift(const std::vector<std::string> &compilerArgs) {

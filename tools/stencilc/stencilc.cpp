@@ -12,6 +12,7 @@
 #include "stencilc/CodeGen/CudaEmitter.h"
 #include "stencilc/Frontend/Compile.h"
 #include "stencilc/IR/IRPrinter.h"
+#include "stencilc/Support/AtomicWrite.h"
 #include "stencilc/Support/Diagnostics.h"
 #include "stencilc/Support/Version.h"
 #include "stencilc/Transforms/LayoutSearch.h"
@@ -178,54 +179,17 @@ bool hasContent(const std::string &path, llvm::StringRef text) {
   return buf && (*buf)->getBuffer() == text;
 }
 
-/// Writes every (path, text) pair, or none: each goes to a temporary file
-/// beside its target first, and all are renamed only when all were written.
+/// Writes every (path, text) pair, or none; with --write-if-changed, files
+/// that already hold their text are left alone.
 bool writeAll(std::vector<std::pair<std::string, std::string>> files,
               DiagnosticEngine &diags) {
-  // A target that is a directory would fail only at its rename, after
-  // others were renamed into place: refuse it before writing anything.
-  for (const auto &file : files)
-    if (llvm::sys::fs::is_directory(file.first)) {
-      diags.error("cannot write '" + file.first + "': Is a directory");
-      return false;
-    }
   if (writeIfChanged)
     llvm::erase_if(files, [](const std::pair<std::string, std::string> &f) {
-      return hasContent(f.first, f.second);
+      return !llvm::sys::fs::is_directory(f.first) &&
+             hasContent(f.first, f.second);
     });
-  std::vector<std::string> temps;
-  auto cleanup = [&] {
-    for (const std::string &t : temps)
-      llvm::sys::fs::remove(t);
-  };
-  for (const auto &[path, text] : files) {
-    int fd;
-    llvm::SmallString<256> temp;
-    if (std::error_code ec =
-            llvm::sys::fs::createUniqueFile(path + "-%%%%%%.tmp", fd, temp)) {
-      diags.error("cannot write '" + path + "': " + ec.message());
-      cleanup();
-      return false;
-    }
-    temps.push_back(std::string(temp));
-    llvm::raw_fd_ostream os(fd, /*shouldClose=*/true);
-    os << text;
-    os.close();
-    if (os.has_error()) {
-      diags.error("cannot write '" + path + "': " + os.error().message());
-      os.clear_error();
-      cleanup();
-      return false;
-    }
-  }
-  for (size_t i = 0; i < files.size(); ++i) {
-    if (std::error_code ec = llvm::sys::fs::rename(temps[i], files[i].first)) {
-      diags.error("cannot write '" + files[i].first + "': " + ec.message());
-      cleanup();
-      return false;
-    }
-  }
-  return true;
+  return writeFilesAtomically(
+      files, [&](const llvm::Twine &msg) { diags.error(msg); });
 }
 
 /// Runs the tensor-core pipeline of `target` on every stencil: fusion
