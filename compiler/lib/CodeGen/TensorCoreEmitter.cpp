@@ -139,15 +139,15 @@ bool canRoll(const MatrixProgram &p, const TensorCorePlan &plan) {
 }
 
 std::string mmaFunction(const FragmentShape &f) {
-  return std::string("stencilc::rt::tc::mma_") + (f.sparse ? "sp_" : "") +
-         "m" + std::to_string(f.m) + "n" + std::to_string(f.n) + "k" +
+  return std::string("stencilc::rt::tc::mma_") + (f.sparse ? "sp_" : "") + "m" +
+         std::to_string(f.m) + "n" + std::to_string(f.n) + "k" +
          std::to_string(f.k) + "_" + mmaTypeName(f.type).str();
 }
 
 } // namespace
 
-std::optional<TensorCorePlan> stencilc::planTensorCore(const Stencil &s,
-                                                       DiagnosticEngine &diags) {
+std::optional<TensorCorePlan>
+stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
   if (!s.matrix || !s.matrix->packed) {
     diags.error(s.loc, "internal error: stencil '" + s.name +
                            "' has no packed matrix program for the "
@@ -218,9 +218,9 @@ std::optional<TensorCorePlan> stencilc::planTensorCore(const Stencil &s,
                              "use a smaller patch or fusion depth");
       return std::nullopt;
     }
-    plan.patches[shrink] =
-        shrink == fast ? std::max(8, plan.patches[fast] / 2 / 8 * 8)
-                       : plan.patches[shrink] / 2;
+    plan.patches[shrink] = shrink == fast
+                               ? std::max(8, plan.patches[fast] / 2 / 8 * 8)
+                               : plan.patches[shrink] / 2;
   }
   // Each warp needs whole, equal runs of patch rows.
   if (plan.rolling && plan.patches[0] % (plan.threads / 32))
@@ -237,9 +237,8 @@ TensorCoreEmitter::TensorCoreEmitter(const Stencil &s,
     : s(s), p(*s.matrix), plan(plan), out(out), elem(std::move(elem)),
       D(s.dims) {}
 
-std::string
-TensorCoreEmitter::axes(const std::function<std::string(int)> &f,
-                        const std::string &sep) const {
+std::string TensorCoreEmitter::axes(const std::function<std::string(int)> &f,
+                                    const std::string &sep) const {
   std::string r;
   for (int a = 0; a < D; ++a)
     r += (a ? sep : "") + f(a);
@@ -385,8 +384,11 @@ void TensorCoreEmitter::emitKernel() {
     out.line("const int l0 = r;");
     std::string src =
         "a.in[" +
-        linear([&](int a) { return "o" + i(a) + " + kTcLo" + i(a) + " + l" + i(a); },
-               [&](int a) { return "a.n" + i(a); }) +
+        linear(
+            [&](int a) {
+              return "o" + i(a) + " + kTcLo" + i(a) + " + l" + i(a);
+            },
+            [&](int a) { return "a.n" + i(a); }) +
         "]";
     if (f.type == MmaType::TF32)
       out.line("s_in[i] = stencilc::rt::roundTF32({});", src);
@@ -432,8 +434,8 @@ void TensorCoreEmitter::emitKernel() {
   // when every lane's address is even: the patch corner and the lane
   // offsets are even whenever the box's fastest extent, the patch along
   // the fastest axis and the lane offsets are.
-  bool evenBase = plan.patch[fast] % 2 == 0 &&
-                  (D == 1 || plan.box[fast] % 2 == 0);
+  bool evenBase =
+      plan.patch[fast] % 2 == 0 && (D == 1 || plan.box[fast] % 2 == 0);
   for (int t = 0; t < 4 && plan.uniformGather; ++t)
     evenBase &= lin(plan.lane[t]) % 2 == 0;
   auto pairWord = [&](int k0) -> std::optional<std::string> {
@@ -525,8 +527,7 @@ void TensorCoreEmitter::emitKernel() {
     out.line("{} sc_w[{}][kTcBRegs];", word, T);
     for (int tk = 0; tk < T; ++tk)
       loadB(tk, fmt::format("sc_w[{}]", tk));
-    auto rows = out.scope(
-        "for (int sc_i = 0; sc_i < kTcRowsPerWarp; ++sc_i)");
+    auto rows = out.scope("for (int sc_i = 0; sc_i < kTcRowsPerWarp; ++sc_i)");
     out.line("const int p0 = sc_first + sc_i;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
     for (int tk = 0; tk < T; ++tk)
@@ -584,7 +585,6 @@ void TensorCoreEmitter::emitHostSetup(
   const std::string word = f64 ? "double" : "unsigned";
   const int aRegs = aRegisters(f), E = pk.elemsPerReg;
   const int tiles = pk.tilesM * pk.tilesK;
-  auto i = [](int a) { return std::to_string(a); };
 
   // Distinct coefficient nodes in first-use order; slots refer to them.
   std::map<int, int> index;
@@ -604,9 +604,8 @@ void TensorCoreEmitter::emitHostSetup(
       for (int lane = 0; lane < 32; ++lane)
         for (int r = 0; r < aRegs; ++r)
           for (int e = 0; e < E; ++e) {
-            size_t k = ((static_cast<size_t>(tile) * 32 + lane) * aRegs + r) *
-                           E +
-                       e;
+            size_t k =
+                ((static_cast<size_t>(tile) * 32 + lane) * aRegs + r) * E + e;
             int v = pk.slots[k];
             text += (k ? (k % 16 ? ", " : ",\n") : "") +
                     std::to_string(v < 0 ? -1 : index[v]);
@@ -636,8 +635,9 @@ void TensorCoreEmitter::emitHostSetup(
     out.line("{} sc_w;", word);
     switch (f.type) {
     case MmaType::F16:
-      out.line("sc_w = stencilc::rt::packOperands(stencilc::rt::Convert<__half>"
-               "::from(sc_c(0)), stencilc::rt::Convert<__half>::from(sc_c(1)));");
+      out.line(
+          "sc_w = stencilc::rt::packOperands(stencilc::rt::Convert<__half>"
+          "::from(sc_c(0)), stencilc::rt::Convert<__half>::from(sc_c(1)));");
       break;
     case MmaType::BF16:
       out.line("sc_w = stencilc::rt::packOperands(stencilc::rt::Convert<__nv_"
@@ -688,12 +688,10 @@ void TensorCoreEmitter::emitHostSetup(
   }
   out.line("if (sc_tc_blocks > 0x7fffffffLL)\n  return "
            "cudaErrorInvalidConfiguration;");
-  (void)i;
 }
 
 void TensorCoreEmitter::emitLaunch(const std::string &in,
                                    const std::string &outPtr) {
-  auto i = [](int a) { return std::to_string(a); };
   {
     auto full = out.scope("if (sc_args.nt == kFuse && sc_tc_blocks > 0)");
     out.line("sc_tc_args.in = {};\nsc_tc_args.out = {};", in, outPtr);
@@ -709,5 +707,4 @@ void TensorCoreEmitter::emitLaunch(const std::string &in,
   auto other = out.scope("else");
   for (int a = 0; a < D; ++a)
     out.line("sc_args.skipLo{0} = sc_args.skipHi{0} = 0;", a);
-  (void)i;
 }

@@ -159,9 +159,7 @@ stencilc::searchLayouts(const Stencil &s, const LayoutSearchOptions &o,
       for (int a = 0; a < s.dims; ++a) {
         int patch = 1;
         if (recipe.layout == MatrixLayout::Morph)
-          patch = a == s.dims - 1 ? recipe.r1
-                  : a == s.dims - 2 ? recipe.r2
-                                    : 1;
+          patch = a == s.dims - 1 ? recipe.r1 : a == s.dims - 2 ? recipe.r2 : 1;
         if (recipe.layout == MatrixLayout::Decompose && a == s.dims - 1)
           patch = recipe.r1 ? recipe.r1 : 2 * radius * t + 2;
         inputs *= patch + 2 * radius * t;

@@ -39,8 +39,7 @@ std::vector<int> stencilc::stridedSwapOrder(const MatrixProgram &p,
     }
     if (p.elementK > n - 1) {
       why = "adjacent pairs need a kernel at most n - 1 = " +
-            std::to_string(n - 1) + " wide, not " +
-            std::to_string(p.elementK);
+            std::to_string(n - 1) + " wide, not " + std::to_string(p.elementK);
       return {};
     }
     for (int b = 0; b < p.blockCols; ++b)
@@ -60,8 +59,7 @@ std::vector<int> stencilc::stridedSwapOrder(const MatrixProgram &p,
   return order;
 }
 
-bool stencilc::stridedSwap(Stencil &s, DiagnosticEngine &diags,
-                           bool adjacent) {
+bool stencilc::stridedSwap(Stencil &s, DiagnosticEngine &diags, bool adjacent) {
   if (!s.matrix) {
     diags.error(s.loc, "strided-swap needs the decompose pass first");
     return false;

@@ -1,4 +1,5 @@
-//===- TensorCoreEmitter.h - mma / mma.sp kernels from a MatrixProgram -*- C++ -*-===//
+//===- TensorCoreEmitter.h - mma / mma.sp kernels from a MatrixProgram -*- C++
+//-*-===//
 //
 // Prints the tensor-core kernel of one stencil from its packed
 // MatrixProgram (Transforms/Compress24): a thread block loads an input box
@@ -44,7 +45,7 @@ struct TensorCorePlan {
   Offset lo{}, hi{};       ///< The fused kernel's reach below / above.
   Offset box{1, 1, 1};     ///< Shared-memory input box: tile + hi - lo.
   int threads = 128;
-  int jobs = 1;            ///< Warp jobs (8 patches each) per block.
+  int jobs = 1; ///< Warp jobs (8 patches each) per block.
   int64_t sharedBytes = 0;
   /// B's gather, per element k = (K tile, register, element) of a lane's
   /// fragment. When the point lane t reads is the patch corner + `lane[t]`
