@@ -36,6 +36,9 @@ int main(int argc, char **argv) {
       passList += std::string("      ") + o.name + " (default " +
                   std::to_string(o.defaultValue) + "): " + o.summary + "\n";
   }
+  passList += "\nNamed pipelines:\n";
+  for (const NamedPipeline &np : namedPipelines())
+    passList += std::string("  ") + np.name + ": " + np.passes + "\n";
   cl::ParseCommandLineOptions(argc, argv,
                               "stencil-opt: run passes on a stencil\n" +
                                   passList);
