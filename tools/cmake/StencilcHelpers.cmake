@@ -1,7 +1,8 @@
 # stencilc_add_library: stencil sources (.st) as a CUDA library target.
 #
 #   stencilc_add_library(<target> SOURCES a.st b.st
-#                        [ARCH sm_80 sm_90] [OPTIONS <stencilc flags>...])
+#                        [ARCH sm_80 sm_90] [TARGET cuda-core|tc|sptc]
+#                        [OPTIONS <stencilc flags>...])
 #
 # Each .st file is compiled by its own custom command,
 #   stencilc a.st -o <bin>/<target>.stencilc/a.cu --arch=... -MD -MF a.d
@@ -17,6 +18,9 @@
 # ARCH: sm_80 and/or sm_90 (default sm_90). It sets CUDA_ARCHITECTURES (80,
 # 90) and stencilc's --arch: sm_80 code when sm_80 is among them, since sm_80
 # code runs on sm_90 too; sm_90 code when sm_90 alone is asked.
+# TARGET: stencilc's --target (CUDA cores by default; tc and sptc need
+# linear stencils of one grid). `auto` waits for the cost model, and
+# PRECISION for the precision policy: both are refused or warned about.
 # OPTIONS go to stencilc verbatim (e.g. --fuse=4, --type=f64); give them last.
 #
 # The compiler run is Stencilc::stencilc: the imported one after
@@ -34,20 +38,23 @@ set(STENCILC_EXECUTABLE "" CACHE FILEPATH
 
 function(stencilc_add_library target)
   set(keywords SOURCES ARCH OPTIONS)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "" "${keywords}")
-  if(ARG_UNPARSED_ARGUMENTS)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TARGET" "${keywords}")
+  list(APPEND keywords TARGET)
+  # An unknown keyword after a list keyword lands in that list, and after
+  # TARGET's value among the unparsed arguments: find it by its shape (an
+  # upper-case word), warn, and drop it with its values.
+  if(ARG_UNPARSED_ARGUMENTS AND
+     NOT ARG_UNPARSED_ARGUMENTS MATCHES "^[A-Z][A-Z0-9_]*(;|$)")
     message(WARNING "stencilc_add_library(${target}): unknown arguments "
       "ignored: ${ARG_UNPARSED_ARGUMENTS}; the keywords are ${keywords}")
   endif()
-  # An unknown keyword after a list keyword lands in that list: find it by
-  # its shape (an upper-case word), warn, and drop it with its values.
-  foreach(kw IN LISTS keywords)
+  foreach(kw IN ITEMS SOURCES ARCH OPTIONS UNPARSED_ARGUMENTS)
     set(kept)
     set(dropping FALSE)
     foreach(item IN LISTS ARG_${kw})
       if(item MATCHES "^[A-Z][A-Z0-9_]*$")
         set(dropping TRUE)
-        if(item STREQUAL "TARGET" OR item STREQUAL "PRECISION")
+        if(item STREQUAL "PRECISION")
           message(WARNING "stencilc_add_library(${target}): ${item} is not "
             "supported yet (stencilc has no such option); ignored with its "
             "values")
@@ -89,6 +96,19 @@ function(stencilc_add_library target)
     set(stencilc_arch sm_90)
   endif()
 
+  set(target_flag)
+  if(DEFINED ARG_TARGET)
+    if(ARG_TARGET STREQUAL "auto")
+      message(FATAL_ERROR "stencilc_add_library(${target}): TARGET auto needs "
+        "the cost model, which stencilc does not have yet; give cuda-core, "
+        "tc or sptc")
+    elseif(NOT ARG_TARGET MATCHES "^(cuda-core|tc|sptc)$")
+      message(FATAL_ERROR "stencilc_add_library(${target}): unknown TARGET "
+        "'${ARG_TARGET}'; expected cuda-core, tc or sptc")
+    endif()
+    set(target_flag "--target=${ARG_TARGET}")
+  endif()
+
   # The compiler: STENCILC_EXECUTABLE, else the Stencilc::stencilc target.
   if(STENCILC_EXECUTABLE)
     set(compiler "${STENCILC_EXECUTABLE}")
@@ -122,7 +142,7 @@ function(stencilc_add_library target)
     set(d "${outdir}/${name}.d")
     add_custom_command(OUTPUT "${cu}" "${h}"
       COMMAND ${compiler} "${input}" -o "${cu}" --arch=${stencilc_arch}
-              -MD -MF "${d}" --write-if-changed ${ARG_OPTIONS}
+              ${target_flag} -MD -MF "${d}" --write-if-changed ${ARG_OPTIONS}
       DEPENDS "${input}" ${compiler_dep}
       DEPFILE "${d}"
       COMMENT "stencilc ${src}"
