@@ -87,7 +87,10 @@ struct MatrixColumn {
   /// column.
   Offset offset{};
   /// A padding column: all zero in A, and its B row is zero (never a read
-  /// of the grid, so no NaN from the halo can leak into the product).
+  /// of the grid, so no NaN from the halo can leak into the product). The
+  /// emulator keeps this exactly; the tensor-core kernel's table-free
+  /// gather instead reads a real input point times A's zero, which equals
+  /// it for finite input (CodeGen/TensorCoreEmitter.h).
   bool zero = false;
   /// Index of this column in the layout pass's order; -1 for padding.
   int origin = -1;
