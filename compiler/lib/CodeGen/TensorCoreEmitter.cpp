@@ -190,14 +190,19 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
   // An even fastest extent keeps every row of the box 4-byte aligned, so
   // neighbouring halves load as one word (one more column is read).
   if (elemBytes == 2 && D > 1 &&
-      (plan.patches[fast] * plan.patch[fast] + plan.hi[fast] - plan.lo[fast]) %
+      ((plan.patches[fast] - 1) * plan.patch[fast] + plan.hi[fast] -
+       plan.lo[fast] + 1) %
           2)
     ++plan.hi[fast];
   for (;;) {
     int64_t boxElems = 1;
     for (int a = 0; a < D; ++a) {
       plan.tile[a] = plan.patches[a] * plan.patch[a];
-      plan.box[a] = plan.tile[a] + plan.hi[a] - plan.lo[a];
+      // lo and hi are the reach of a whole patch from its origin; the last
+      // patch of the tile starts at tile - patch. Not one element more: the
+      // covered region guarantees only these reads stay inside the grid.
+      plan.box[a] =
+          plan.tile[a] - plan.patch[a] + plan.hi[a] - plan.lo[a] + 1;
       boxElems *= plan.box[a];
     }
     plan.sharedBytes = sharedBytesOf(plan, p, elemBytes);

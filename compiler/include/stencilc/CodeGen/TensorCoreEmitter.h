@@ -43,7 +43,8 @@ struct TensorCorePlan {
                            ///< 8 per warp job.
   Offset tile{1, 1, 1};    ///< Outputs per block: patches * patch.
   Offset lo{}, hi{};       ///< The fused kernel's reach below / above.
-  Offset box{1, 1, 1};     ///< Shared-memory input box: tile + hi - lo.
+  Offset box{1, 1, 1};     ///< Shared-memory input box: tile - patch +
+                           ///< hi - lo + 1.
   int threads = 128;
   int jobs = 1; ///< Warp jobs (8 patches each) per block.
   int64_t sharedBytes = 0;
