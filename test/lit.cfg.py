@@ -21,6 +21,11 @@ config.substitutions.append(("%stencilc", os.path.join(tools, "stencilc", "stenc
 config.substitutions.append(("%stencil-interp", os.path.join(tools, "stencil-interp", "stencil-interp")))
 config.substitutions.append(("%stencil-opt", os.path.join(tools, "stencil-opt", "stencil-opt")))
 config.substitutions.append(("%stencil-lift", os.path.join(tools, "stencil-lift", "stencil-lift")))
+# stencil-probe is built only where CMake found a CUDA compiler.
+stencil_probe = os.path.join(tools, "stencil-probe", "stencil-probe")
+config.substitutions.append(("%stencil-probe", stencil_probe))
+if os.path.exists(stencil_probe):
+    config.available_features.add("stencil-probe")
 config.environment["PATH"] = os.pathsep.join([
     os.path.join(tools, "stencilc"), os.path.join(tools, "stencil-interp"),
     config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
@@ -32,6 +37,7 @@ config.substitutions.append(("%examples", os.path.join(config.stencilc_src_root,
 if config.nvcc and os.path.exists(config.nvcc):
     config.available_features.add("nvcc")
     config.substitutions.append(("%nvcc-bare", config.nvcc + " -Werror all-warnings"))
+    config.substitutions.append(("%nvcc-path", config.nvcc))
     config.substitutions.append(("%nvcc", config.nvcc + " -std=c++17 -Werror all-warnings -I" +
                                  os.path.join(config.stencilc_src_root, "runtime", "include")))
 # Generated code also runs on the CPU through test/emulation, with a host

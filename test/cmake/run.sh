@@ -98,9 +98,9 @@ rebuild "$scratch/installed"
 echo "cmake test: STENCILC_EXECUTABLE: ok"
 
 # ARCH and keywords, configure only: several archs give sm_80 code built
-# for each; no ARCH gives sm_90; TARGET and OPTIONS pass through; unknown
-# keywords and the not-yet-supported PRECISION warn; TARGET auto and unknown
-# targets stop the configure with a message.
+# for each; no ARCH gives sm_90; TARGET (auto included), PRECISION and
+# OPTIONS pass through; unknown keywords warn; unknown TARGET and PRECISION
+# values stop the configure with a message.
 mkdir -p "$scratch/args"
 cp "$repo/test/cmake/heat.st" "$scratch/args/"
 cat >"$scratch/args/CMakeLists.txt" <<'CMAKE'
@@ -108,7 +108,8 @@ cmake_minimum_required(VERSION 3.20)
 project(args LANGUAGES CXX CUDA)
 find_package(Stencilc REQUIRED)
 stencilc_add_library(both SOURCES heat.st ARCH sm_80 sm_90 OPTIONS --fuse=3)
-stencilc_add_library(later SOURCES heat.st BOGUS 1 TARGET sptc PRECISION exact)
+stencilc_add_library(later SOURCES heat.st BOGUS 1 TARGET sptc PRECISION tf32)
+stencilc_add_library(chosen SOURCES heat.st TARGET auto)
 CMAKE
 cmake -S "$scratch/args" -B "$scratch/args/b" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" \
   -DCMAKE_CUDA_COMPILER=nvcc >"$scratch/args.log" 2>&1 || { cat "$scratch/args.log"; fail "ARCH project"; }
@@ -117,22 +118,24 @@ grep -q -- 'heat.st -o [^ ]*/both.stencilc/heat.cu --arch=sm_80 .*--write-if-cha
   "$ninja_file" || fail "ARCH sm_80 sm_90: stencilc not run with --arch=sm_80"
 grep -q 'arch=compute_80,code=\[compute_80,sm_80\].*arch=compute_90,code=\[compute_90,sm_90\]' \
   "$ninja_file" || fail "ARCH sm_80 sm_90: CUDA_ARCHITECTURES is not 80;90"
-grep -q -- 'heat.st -o [^ ]*/later.stencilc/heat.cu --arch=sm_90 --target=sptc -MD' "$ninja_file" \
-  || fail "no ARCH / TARGET sptc: stencilc not run with --arch=sm_90 --target=sptc"
-grep -q 'PRECISION is not supported yet' "$scratch/args.log" || fail "no warning on PRECISION"
+grep -q -- 'heat.st -o [^ ]*/later.stencilc/heat.cu --arch=sm_90 --target=sptc --precision=tf32 -MD' "$ninja_file" \
+  || fail "no ARCH / TARGET sptc PRECISION tf32: stencilc not run with --arch=sm_90 --target=sptc --precision=tf32"
+grep -q -- 'heat.st -o [^ ]*/chosen.stencilc/heat.cu --arch=sm_90 --target=auto -MD' "$ninja_file" \
+  || fail "TARGET auto: stencilc not run with --target=auto"
 grep -q 'unknown keyword BOGUS' "$scratch/args.log" || fail "no warning on BOGUS"
-for bad in auto gpu; do
-  mkdir -p "$scratch/bad-$bad"
-  cp "$repo/test/cmake/heat.st" "$scratch/bad-$bad/"
-  printf 'cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX CUDA)\nfind_package(Stencilc REQUIRED)\nstencilc_add_library(x SOURCES heat.st TARGET %s)\n' "$bad" \
-    >"$scratch/bad-$bad/CMakeLists.txt"
-  if cmake -S "$scratch/bad-$bad" -B "$scratch/bad-$bad/b" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" \
-      -DCMAKE_CUDA_COMPILER=nvcc >"$scratch/bad-$bad.log" 2>&1; then
-    fail "TARGET $bad was accepted"
+for bad in "TARGET gpu" "PRECISION fast"; do
+  dir=$scratch/bad-${bad// /-}
+  mkdir -p "$dir"
+  cp "$repo/test/cmake/heat.st" "$dir/"
+  printf 'cmake_minimum_required(VERSION 3.20)\nproject(bad LANGUAGES CXX CUDA)\nfind_package(Stencilc REQUIRED)\nstencilc_add_library(x SOURCES heat.st %s)\n' "$bad" \
+    >"$dir/CMakeLists.txt"
+  if cmake -S "$dir" -B "$dir/b" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" \
+      -DCMAKE_CUDA_COMPILER=nvcc >"$dir.log" 2>&1; then
+    fail "$bad was accepted"
   fi
 done
-grep -q 'TARGET auto needs the cost model' "$scratch/bad-auto.log" || fail "no message for TARGET auto"
-grep -q "unknown TARGET 'gpu'" "$scratch/bad-gpu.log" || fail "no message for TARGET gpu"
+grep -q "unknown TARGET 'gpu'" "$scratch/bad-TARGET-gpu.log" || fail "no message for TARGET gpu"
+grep -q "unknown PRECISION 'fast'" "$scratch/bad-PRECISION-fast.log" || fail "no message for PRECISION fast"
 echo "cmake test: ARCH and keywords: ok"
 
 # 2. add_subdirectory of this source tree (tests off; ccache where the

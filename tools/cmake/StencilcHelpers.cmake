@@ -1,8 +1,8 @@
 # stencilc_add_library: stencil sources (.st) as a CUDA library target.
 #
 #   stencilc_add_library(<target> SOURCES a.st b.st
-#                        [ARCH sm_80 sm_90] [TARGET cuda-core|tc|sptc]
-#                        [OPTIONS <stencilc flags>...])
+#                        [ARCH sm_80 sm_90] [TARGET auto|cuda-core|tc|sptc]
+#                        [PRECISION exact|tf32] [OPTIONS <stencilc flags>...])
 #
 # Each .st file is compiled by its own custom command,
 #   stencilc a.st -o <bin>/<target>.stencilc/a.cu --arch=... -MD -MF a.d
@@ -18,9 +18,11 @@
 # ARCH: sm_80 and/or sm_90 (default sm_90). It sets CUDA_ARCHITECTURES (80,
 # 90) and stencilc's --arch: sm_80 code when sm_80 is among them, since sm_80
 # code runs on sm_90 too; sm_90 code when sm_90 alone is asked.
-# TARGET: stencilc's --target (CUDA cores by default; tc and sptc need
-# linear stencils of one grid). `auto` waits for the cost model, and
-# PRECISION for the precision policy: both are refused or warned about.
+# TARGET: stencilc's --target (auto, the default, lets the cost model
+# choose; tc and sptc need linear stencils of one grid). PRECISION: the
+# precision policy, stencilc's --precision (exact by default; tf32 lets
+# tensor cores round f32 grids' operands). Unknown values stop the
+# configure with a message.
 # OPTIONS go to stencilc verbatim (e.g. --fuse=4, --type=f64); give them last.
 #
 # The compiler run is Stencilc::stencilc: the imported one after
@@ -38,8 +40,8 @@ set(STENCILC_EXECUTABLE "" CACHE FILEPATH
 
 function(stencilc_add_library target)
   set(keywords SOURCES ARCH OPTIONS)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TARGET" "${keywords}")
-  list(APPEND keywords TARGET)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TARGET;PRECISION" "${keywords}")
+  list(APPEND keywords TARGET PRECISION)
   # An unknown keyword after a list keyword lands in that list, and after
   # TARGET's value among the unparsed arguments: find it by its shape (an
   # upper-case word), warn, and drop it with its values.
@@ -54,14 +56,8 @@ function(stencilc_add_library target)
     foreach(item IN LISTS ARG_${kw})
       if(item MATCHES "^[A-Z][A-Z0-9_]*$")
         set(dropping TRUE)
-        if(item STREQUAL "PRECISION")
-          message(WARNING "stencilc_add_library(${target}): ${item} is not "
-            "supported yet (stencilc has no such option); ignored with its "
-            "values")
-        else()
-          message(WARNING "stencilc_add_library(${target}): unknown keyword "
-            "${item} ignored with its values; the keywords are ${keywords}")
-        endif()
+        message(WARNING "stencilc_add_library(${target}): unknown keyword "
+          "${item} ignored with its values; the keywords are ${keywords}")
       elseif(NOT dropping)
         list(APPEND kept "${item}")
       endif()
@@ -98,15 +94,18 @@ function(stencilc_add_library target)
 
   set(target_flag)
   if(DEFINED ARG_TARGET)
-    if(ARG_TARGET STREQUAL "auto")
-      message(FATAL_ERROR "stencilc_add_library(${target}): TARGET auto needs "
-        "the cost model, which stencilc does not have yet; give cuda-core, "
-        "tc or sptc")
-    elseif(NOT ARG_TARGET MATCHES "^(cuda-core|tc|sptc)$")
+    if(NOT ARG_TARGET MATCHES "^(auto|cuda-core|tc|sptc)$")
       message(FATAL_ERROR "stencilc_add_library(${target}): unknown TARGET "
-        "'${ARG_TARGET}'; expected cuda-core, tc or sptc")
+        "'${ARG_TARGET}'; expected auto, cuda-core, tc or sptc")
     endif()
     set(target_flag "--target=${ARG_TARGET}")
+  endif()
+  if(DEFINED ARG_PRECISION)
+    if(NOT ARG_PRECISION MATCHES "^(exact|tf32)$")
+      message(FATAL_ERROR "stencilc_add_library(${target}): unknown "
+        "PRECISION '${ARG_PRECISION}'; expected exact or tf32")
+    endif()
+    list(APPEND target_flag "--precision=${ARG_PRECISION}")
   endif()
 
   # The compiler: STENCILC_EXECUTABLE, else the Stencilc::stencilc target.

@@ -9,6 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "stencilc/Analysis/CostModel.h"
+#include "stencilc/Analysis/Explain.h"
 #include "stencilc/CodeGen/CudaEmitter.h"
 #include "stencilc/Frontend/Compile.h"
 #include "stencilc/IR/IRPrinter.h"
@@ -17,6 +19,8 @@
 #include "stencilc/Support/Version.h"
 #include "stencilc/Transforms/LayoutSearch.h"
 #include "stencilc/Transforms/Passes.h"
+
+#include "Tune.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -100,18 +104,67 @@ cl::opt<std::string> typeOpt(
     cl::desc("Element type of every grid, overriding the source"));
 
 cl::opt<std::string> targetOpt(
-    "target", cl::init("cuda-core"), cl::value_desc("cuda-core|tc|sptc"),
+    "target", cl::init("auto"), cl::value_desc("auto|cuda-core|tc|sptc"),
     cl::cat(codegenCat),
-    cl::desc("Execution strategy: CUDA cores with temporal blocking "
-             "(default), dense tensor cores (mma.sync) or sparse tensor "
-             "cores (mma.sp); tc and sptc need a linear stencil of one "
-             "grid"));
+    cl::desc("Execution strategy: auto (default) lets the cost model "
+             "choose; cuda-core: CUDA cores with temporal blocking; tc: "
+             "dense tensor cores (mma.sync); sptc: sparse tensor cores "
+             "(mma.sp). tc and sptc need a linear stencil of one grid"));
 
 cl::opt<std::string> layoutOpt(
     "layout", cl::init(""), cl::value_desc("decompose|morph|flatten"),
     cl::cat(codegenCat),
-    cl::desc("Matrix layout of --target=tc|sptc (default decompose); with "
-             "--fuse=auto, morph's (r1, r2) come from layout search"));
+    cl::desc("Matrix layout of the tensor cores (default: the cost model's "
+             "choice with --target=auto, decompose otherwise)"));
+
+cl::opt<std::string> morphOpt(
+    "morph", cl::init(""), cl::value_desc("R1,R2"), cl::cat(codegenCat),
+    cl::desc("layout-morph's (r1, r2), 1 to 8 each, with --layout=morph "
+             "(default: layout search's with --fuse=auto, else 4,4)"));
+
+cl::OptionCategory modelCat("Cost model");
+
+cl::opt<std::string> precisionOpt(
+    "precision", cl::init(""), cl::value_desc("exact|tf32"),
+    cl::cat(modelCat),
+    cl::desc("Precision policy, overriding the source's 'hint precision': "
+             "exact (default) never computes an f32 grid in less than f32; "
+             "tf32 lets tensor cores round f32 operands to tf32"));
+
+cl::opt<std::string> gpuOpt(
+    "gpu", cl::init(""), cl::value_desc("a100-40|a100-80|h100-sxm|h100-pcie|h200"),
+    cl::cat(modelCat),
+    cl::desc("The built-in GPU description the cost model uses (default "
+             "h200)"));
+
+cl::opt<std::string> hwOpt(
+    "hw", cl::init(""), cl::value_desc("file"), cl::cat(modelCat),
+    cl::desc("A GPU description file, as stencil-probe writes it"));
+
+cl::opt<std::string> explainOpt(
+    "explain", cl::ValueOptional, cl::init(""), cl::value_desc("file.svg|file.tsv"),
+    cl::cat(modelCat),
+    cl::desc("Print the cost model's candidates and choice for every "
+             "stencil; with a file name, also write the roofline as SVG "
+             "(or, for a .tsv name, the table as tab-separated values). "
+             "Without -o nothing else is written"));
+
+cl::opt<bool> tuneOpt(
+    "tune", cl::cat(modelCat),
+    cl::desc("Measure instead of predicting: build and run every candidate "
+             "the precision policy allows on this machine's GPU (nvcc "
+             "needed), showing progress, and generate the fastest"));
+
+cl::opt<std::string> tuneSizeOpt(
+    "tune-size", cl::init(""), cl::value_desc("N|NxN|NxNxN"),
+    cl::cat(modelCat),
+    cl::desc("Grid size --tune times on (default: 10240000, 10240x10240 or "
+             "512x512x512 by dimension)"));
+
+cl::opt<std::string> nvccOpt(
+    "nvcc", cl::init(""), cl::value_desc("path"), cl::cat(modelCat),
+    cl::desc("The nvcc --tune uses (default: $STENCILC_NVCC, else nvcc on "
+             "PATH)"));
 
 cl::OptionCategory passCat("Passes");
 
@@ -192,72 +245,182 @@ bool writeAll(std::vector<std::pair<std::string, std::string>> files,
       files, [&](const llvm::Twine &msg) { diags.error(msg); });
 }
 
-/// Runs the tensor-core pipeline of `target` on every stencil: fusion
-/// (`fuse`, the source's hint, or layout search's depth when automatic),
-/// the layout, sparsity (SPIDER's strided swap for decompose, sparsity
-/// conversion otherwise) and Compress24.
-bool buildTensorCorePrograms(Module &module, Target target,
-                             MatrixLayout layout, std::optional<int> fuse,
-                             int arch, DiagnosticEngine &diags) {
-  bool sparse = target == Target::SparseTensorCore;
-  for (Stencil &s : module.stencils) {
-    std::optional<int> steps = fuse;
-    if (!steps && s.hints.fuse)
-      steps = *s.hints.fuse;
-    int r1 = 4, r2 = s.dims == 1 ? 1 : 4;
-    if (!steps || *steps == 0) {
-      // The best candidate of this layout and sparsity.
-      LayoutSearchOptions o;
-      o.arch = arch;
-      std::vector<LayoutCandidate> all = searchLayouts(s, o, diags);
-      if (all.empty())
-        return false;
-      steps = 1;
-      for (const LayoutCandidate &c : all)
-        if (c.layout == layout && c.shape.sparse == sparse &&
-            (!sparse || layout != MatrixLayout::Decompose || c.stridedSwap) &&
-            (layout != MatrixLayout::Decompose || c.r1 == 0)) {
-          steps = c.steps;
-          if (layout == MatrixLayout::Morph) {
-            r1 = c.r1;
-            r2 = c.r2;
-          }
-          break;
-        }
+/// "R1,R2" of --morph, each from 1 to 8.
+std::optional<std::pair<int, int>> parseMorph(llvm::StringRef text) {
+  auto [a, b] = text.split(',');
+  int r1 = 0, r2 = 0;
+  if (a.getAsInteger(10, r1) || b.getAsInteger(10, r2) || r1 < 1 || r1 > 8 ||
+      r2 < 1 || r2 > 8)
+    return std::nullopt;
+  return std::make_pair(r1, r2);
+}
+
+/// The comment lines the generated file carries for a stencil.
+std::vector<std::string> choiceNotes(const Stencil &s, const Strategy &st,
+                                     const CostCandidate *chosen,
+                                     Precision policy,
+                                     const HardwareDesc &hw) {
+  std::vector<std::string> notes;
+  std::string rule =
+      s.elemType == ElemType::F32
+          ? (policy == Precision::Exact
+                 ? "f32 grids use f32 arithmetic only (no tf32)"
+                 : "f32 grids may use tf32 tensor-core operands")
+      : s.elemType == ElemType::F64
+          ? "f64 grids use f64 arithmetic (CUDA cores or DMMA)"
+          : "tensor cores multiply in the grid type, accumulate in f32";
+  notes.push_back("Precision policy: " + precisionName(policy).str() + ": " +
+                  rule + ".");
+  if (chosen)
+    notes.push_back(fmt::format(
+        "Strategy: {}, chosen by the cost model for {}: {:.0f} GStencils/s "
+        "predicted, bound by {} (stencilc --explain shows every "
+        "candidate).",
+        st.label(), hw.name, chosen->predicted, chosen->bound));
+  else
+    notes.push_back("Strategy: " + st.label() + ", as requested.");
+  return notes;
+}
+
+/// What the command line asks of the strategy; unset parts are the cost
+/// model's to choose.
+struct StrategyRequest {
+  std::optional<Target> target;
+  std::optional<MatrixLayout> layout;
+  std::optional<std::pair<int, int>> morph;
+  std::optional<int> fuse; ///< 0: automatic, overriding the source's hint.
+  std::optional<Precision> precision;
+};
+
+/// Settles the strategy of `s` (asking the cost model for whatever the
+/// request leaves open), builds its MatrixProgram for tensor cores or
+/// fixes its fusion depth for CUDA cores, and returns the comment lines the
+/// generated file carries. With `explain`, prints the candidates there and
+/// adds the roofline SVG to `svgs`.
+/// Runs `candidates` on the GPU (--tune) and returns the index of the
+/// fastest, or nullopt after an error.
+std::optional<size_t> tuneCandidates(const Stencil &s,
+                                     const std::vector<CostCandidate> &cands,
+                                     Precision policy, GpuArch arch,
+                                     DiagnosticEngine &diags) {
+  std::vector<TuneCandidate> tc;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (cands[i].allowed) {
+      tc.push_back({cands[i].strategy.label(), cands[i].strategy.flags()});
+      index.push_back(i);
     }
-    std::string pipeline;
-    if (*steps > 1)
-      pipeline = "temporal-fusion{steps=" + std::to_string(*steps) + "},";
-    std::string archOpt = "arch=" + std::to_string(arch);
-    switch (layout) {
-    case MatrixLayout::Decompose:
-      pipeline += "decompose{" + archOpt + "}";
-      // 2:4: SPIDER's pairs of pairs, ordered so each B register's halves
-      // are neighbours (one load); tf32 keeps SPIDER's 1:2 order.
-      if (sparse)
-        pipeline += s.elemType == ElemType::F32 ? ",strided-swap"
-                                                : ",strided-swap{adjacent=1}";
-      break;
-    case MatrixLayout::Morph:
-      pipeline += "layout-morph{r1=" + std::to_string(r1) +
-                  ",r2=" + std::to_string(r2) + "," + archOpt + "}";
-      pipeline += sparse ? ",sparsity-conversion" : "";
-      break;
-    case MatrixLayout::Flatten:
-      pipeline += "flatten{" + archOpt + "}";
-      pipeline += sparse ? ",sparsity-conversion" : "";
-      break;
-    }
-    pipeline += ",compress24";
-    Module one;
-    one.stencils.push_back(std::move(s));
-    bool ok = runPipeline(one, pipeline, PipelineOptions(), llvm::errs(),
-                          diags);
-    s = std::move(one.stencils.front());
-    if (!ok)
-      return false;
+  TuneOptions o;
+  o.stencilc = llvm::sys::fs::getMainExecutable(
+      "stencilc", reinterpret_cast<void *>(&tuneCandidates));
+  o.input = inputFile;
+  o.commonFlags = {"--type=" + elemTypeName(s.elemType).str(),
+                   "--arch=" + archName(arch).str(),
+                   "--precision=" + precisionName(policy).str()};
+  o.nvcc = nvccOpt;
+  o.arch = archName(arch).str();
+  static const char *const sizes[] = {"10240000", "10240x10240",
+                                      "512x512x512"};
+  o.size = tuneSizeOpt.empty() ? std::string(sizes[s.dims - 1])
+                              : std::string(tuneSizeOpt);
+  o.progress = &llvm::errs();
+  llvm::errs() << "tuning stencil '" << s.name << "': " << tc.size()
+               << " candidates\n";
+  std::optional<TuneResult> r = tune(tc, o, diags);
+  if (!r)
+    return std::nullopt;
+  return index[r->best];
+}
+
+std::optional<std::vector<std::string>>
+chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
+               GpuArch arch, llvm::raw_ostream *explain,
+               std::vector<std::pair<std::string, std::string>> *svgs,
+               DiagnosticEngine &diags) {
+  CostModelOptions mo;
+  mo.hw = hw;
+  mo.arch = arch;
+  mo.precision = req.precision ? *req.precision
+                 : s.hints.tf32 && *s.hints.tf32 ? Precision::TF32
+                                                 : Precision::Exact;
+  mo.target = req.target;
+  mo.layout = req.layout;
+  std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
+  if (steps && *steps > 0)
+    mo.steps = steps;
+  bool tensor = req.target && *req.target != Target::CudaCore;
+  if (tensor && s.elemType == ElemType::F32 &&
+      mo.precision == Precision::Exact) {
+    diags.error(s.loc, "--target=" + targetName(*req.target) +
+                           " multiplies the f32 grids of stencil '" + s.name +
+                           "' in tf32, which precision exact forbids; add "
+                           "--precision=tf32 (or hint precision = tf32)");
+    return std::nullopt;
   }
-  return true;
+  // Everything fixed: the model only has to speak when asked.
+  bool fixed = req.target && mo.steps &&
+               (!tensor || req.layout.value_or(MatrixLayout::Decompose) !=
+                               MatrixLayout::Morph ||
+                req.morph);
+  std::vector<CostCandidate> candidates;
+  const CostCandidate *chosen = nullptr;
+  Strategy st;
+  if (!fixed || explain || tuneOpt) {
+    candidates = evaluateCandidates(s, mo, diags);
+    if (candidates.empty())
+      return std::nullopt;
+    for (const CostCandidate &c : candidates)
+      if (c.chosen)
+        chosen = &c;
+    if (tuneOpt) {
+      std::optional<size_t> best =
+          tuneCandidates(s, candidates, mo.precision, arch, diags);
+      if (!best)
+        return std::nullopt;
+      for (CostCandidate &c : candidates)
+        c.chosen = false;
+      candidates[*best].chosen = true;
+      chosen = &candidates[*best];
+    }
+    st = chosen->strategy;
+    if (explain)
+      printExplanation(s, candidates, mo, *explain);
+    if (svgs)
+      svgs->push_back(
+          {s.name, llvm::StringRef(explainOpt).endswith(".tsv")
+                       ? explanationTsv(s, candidates)
+                       : renderRooflineSvg(s, candidates, mo)});
+  }
+  if (fixed && !tuneOpt) {
+    st = Strategy();
+    st.target = *req.target;
+    st.steps = *mo.steps;
+    chosen = nullptr;
+  }
+  if (st.target != Target::CudaCore) {
+    if (req.layout && fixed && !tuneOpt)
+      st.layout = *req.layout;
+    if (st.layout == MatrixLayout::Morph && req.morph) {
+      st.r1 = req.morph->first;
+      st.r2 = req.morph->second;
+    } else if (fixed && !tuneOpt) {
+      st.r1 = 4;
+      st.r2 = s.dims == 1 ? 1 : 4;
+    }
+    if (!buildTensorCoreProgram(s, st, arch == GpuArch::SM80 ? 80 : 90,
+                                diags))
+      return std::nullopt;
+  } else {
+    s.matrix.reset();
+    s.hints.fuse = st.steps;
+    s.hints.fuseByModel = chosen != nullptr && !mo.steps;
+  }
+  std::vector<std::string> notes =
+      choiceNotes(s, st, tuneOpt ? nullptr : chosen, mo.precision, hw);
+  if (tuneOpt)
+    notes.back() = "Strategy: " + st.label() +
+                   ", the fastest measured by stencilc --tune.";
+  return notes;
 }
 
 int compile(DiagnosticEngine &diags) {
@@ -298,32 +461,104 @@ int compile(DiagnosticEngine &diags) {
     }
   }
 
-  std::optional<Target> target = parseTarget(targetOpt);
-  if (!target) {
-    diags.error("unknown --target '" + targetOpt +
-                "'; expected cuda-core, tc or sptc");
-    return 1;
+  // Unset: the cost model chooses.
+  std::optional<Target> target;
+  if (targetOpt != "auto") {
+    target = parseTarget(targetOpt);
+    if (!target) {
+      diags.error("unknown --target '" + targetOpt +
+                  "'; expected auto, cuda-core, tc or sptc");
+      return 1;
+    }
   }
   std::optional<MatrixLayout> layout;
-  if (layoutOpt == "decompose" || layoutOpt.empty())
+  if (layoutOpt == "decompose")
     layout = MatrixLayout::Decompose;
   else if (layoutOpt == "morph")
     layout = MatrixLayout::Morph;
   else if (layoutOpt == "flatten")
     layout = MatrixLayout::Flatten;
-  if (!layout) {
+  if (!layout && !layoutOpt.empty()) {
     diags.error("unknown --layout '" + layoutOpt +
                 "'; expected decompose, morph or flatten");
     return 1;
   }
-  if (!layoutOpt.empty() && *target == Target::CudaCore) {
-    diags.error("--layout chooses the matrix layout of the tensor cores; add "
-                "--target=tc or --target=sptc");
+  if (layout && target == Target::CudaCore) {
+    diags.error("--layout chooses the matrix layout of the tensor cores; it "
+                "does not apply to --target=cuda-core");
     return 1;
   }
-  if (*target != Target::CudaCore && emitKind != EmitKind::Cuda) {
+  std::optional<std::pair<int, int>> morph;
+  if (morphOpt.getNumOccurrences()) {
+    morph = parseMorph(morphOpt);
+    if (!morph) {
+      diags.error("--morph takes R1,R2 with each from 1 to 8, not '" +
+                  morphOpt + "'");
+      return 1;
+    }
+    if (layout != MatrixLayout::Morph) {
+      diags.error("--morph sets layout-morph's (r1, r2); add --layout=morph");
+      return 1;
+    }
+  }
+  if (target && *target != Target::CudaCore && emitKind != EmitKind::Cuda) {
     diags.error("--target=" + targetOpt + " generates CUDA; use it without "
                 "--emit, or see its matrices with --emit=matrix --passes=...");
+    return 1;
+  }
+  std::optional<Precision> precision;
+  if (precisionOpt.getNumOccurrences()) {
+    precision = parsePrecision(precisionOpt);
+    if (!precision) {
+      diags.error("unknown --precision '" + precisionOpt +
+                  "'; expected exact or tf32");
+      return 1;
+    }
+  }
+  if (gpuOpt.getNumOccurrences() && hwOpt.getNumOccurrences()) {
+    diags.error("--gpu and --hw both describe the GPU; give one");
+    return 1;
+  }
+  HardwareDesc hw = defaultHardware();
+  if (gpuOpt.getNumOccurrences()) {
+    std::optional<HardwareDesc> builtin = builtinHardware(gpuOpt);
+    if (!builtin) {
+      diags.error("unknown --gpu '" + gpuOpt + "'; expected " +
+                  builtinHardwareNames());
+      return 1;
+    }
+    hw = *builtin;
+  }
+  if (hwOpt.getNumOccurrences()) {
+    unsigned hwBuffer = loadSourceFile(hwOpt, diags);
+    if (!hwBuffer)
+      return 1;
+    std::optional<HardwareDesc> parsed = parseHardware(hwBuffer, diags);
+    if (!parsed)
+      return 1;
+    hw = *parsed;
+  }
+  if (tuneOpt && emitKind != EmitKind::Cuda) {
+    diags.error("--tune chooses how CUDA is generated; use it without "
+                "--emit");
+    return 1;
+  }
+  if (tuneOpt && inputFile == "-") {
+    diags.error("--tune compiles each candidate from the input file again; "
+                "it cannot read standard input");
+    return 1;
+  }
+  if ((tuneSizeOpt.getNumOccurrences() || nvccOpt.getNumOccurrences()) &&
+      !tuneOpt) {
+    diags.error(std::string(tuneSizeOpt.getNumOccurrences() ? "--tune-size"
+                                                            : "--nvcc") +
+                " only applies to --tune; add --tune");
+    return 1;
+  }
+  bool explain = explainOpt.getNumOccurrences() > 0;
+  if (explain && emitKind != EmitKind::Cuda) {
+    diags.error("--explain shows how the CUDA strategy is chosen; use it "
+                "without --emit");
     return 1;
   }
 
@@ -357,6 +592,8 @@ int compile(DiagnosticEngine &diags) {
                  pipeline;
   }
 
+  StrategyRequest request{target, layout, morph, fuse, precision};
+
   unsigned buffer = loadSourceFile(inputFile, diags);
   if (!buffer)
     return 1;
@@ -384,10 +621,6 @@ int compile(DiagnosticEngine &diags) {
       if (!runPipeline(*module, pipeline, popts, llvm::errs(), diags))
         return 1;
     }
-    if (*target != Target::CudaCore &&
-        !buildTensorCorePrograms(*module, *target, *layout, fuse,
-                                 *arch == GpuArch::SM80 ? 80 : 90, diags))
-      return 1;
     if (emitKind == EmitKind::IR) {
       printIR(*module, os);
     } else if (emitKind == EmitKind::Matrix) {
@@ -403,15 +636,48 @@ int compile(DiagnosticEngine &diags) {
         printMatrixProgram(s, os);
       }
     } else {
-      if (outPath.empty())
-        outPath = withExtension(llvm::sys::path::filename(
-                                    inputFile == "-" ? std::string("stdin.st") : std::string(inputFile)),
-                                ".cu");
       CudaOptions opts;
       opts.arch = *arch;
-      opts.fuse = fuse;
       opts.emitMain = emitMain;
-      opts.target = *target;
+      std::string explanation;
+      llvm::raw_string_ostream explainStream(explanation);
+      std::vector<std::pair<std::string, std::string>> svgs;
+      if (tuneOpt && module->stencils.size() != 1) {
+        diags.error("--tune measures one stencil per file; this file has " +
+                    llvm::Twine(module->stencils.size()));
+        return 1;
+      }
+      for (Stencil &s : module->stencils) {
+        std::optional<std::vector<std::string>> notes = chooseStrategy(
+            s, request, hw, *arch, explain ? &explainStream : nullptr,
+            explain && !explainOpt.empty() ? &svgs : nullptr, diags);
+        if (!notes)
+          return 1;
+        opts.notes[s.name] = std::move(*notes);
+      }
+      explainStream.flush();
+      llvm::outs() << explanation;
+      for (const auto &[name, svg] : svgs)
+        files.push_back(
+            {svgs.size() == 1
+                 ? std::string(explainOpt)
+                 : withExtension(explainOpt, "") + "-" + name +
+                       llvm::sys::path::extension(explainOpt).str(),
+             svg});
+      if (explain && outputFile.empty()) {
+        // A question about the choice: only the drawings are written.
+        if (depfileOpt) {
+          diags.error("-MD needs output files; with --explain, give -o");
+          return 1;
+        }
+        return writeAll(std::move(files), diags) ? 0 : 1;
+      }
+      if (outPath.empty())
+        outPath = withExtension(
+            llvm::sys::path::filename(inputFile == "-"
+                                          ? std::string("stdin.st")
+                                          : std::string(inputFile)),
+            ".cu");
       opts.sourceName = std::string(llvm::sys::path::filename(inputFile));
       std::string headerPath = outPath == "-" ? "-" : withExtension(outPath, ".h");
       opts.headerName = outPath == "-"
@@ -456,7 +722,7 @@ int compile(DiagnosticEngine &diags) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
-  cl::HideUnrelatedOptions({&outputCat, &codegenCat, &passCat});
+  cl::HideUnrelatedOptions({&outputCat, &codegenCat, &modelCat, &passCat});
   cl::SetVersionPrinter(printVersion);
   cl::ParseCommandLineOptions(
       argc, argv,

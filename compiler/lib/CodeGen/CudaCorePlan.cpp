@@ -49,9 +49,12 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
                                                    GpuArch arch,
                                                    DiagnosticEngine &diags) {
   CudaCorePlan p;
-  if (!fuse)
+  bool byModel = false;
+  if (!fuse) {
     fuse = s.hints.fuse;
-  p.fuseFromModel = !fuse || *fuse == 0;
+    byModel = s.hints.fuseByModel;
+  }
+  p.fuseFromModel = !fuse || *fuse == 0 || byModel;
   p.fuse = p.fuseFromModel ? autoFuse(s) : *fuse;
   for (const Grid &g : s.grids)
     p.numUpdated += g.updated;

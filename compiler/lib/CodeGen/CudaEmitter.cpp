@@ -902,6 +902,10 @@ void StencilEmitter::emitSource() {
   std::string fusion = std::to_string(plan.fuse) +
                        (plan.fuse == 1 ? " step" : " steps") +
                        (plan.fuseFromModel ? " (automatic)" : " (requested)");
+  auto notes = opts.notes.find(s.name);
+  if (notes != opts.notes.end())
+    for (const std::string &line : notes->second)
+      out.line("// {}", line);
   out.line("// Stencil {}: {}-D {}, CUDA cores, {} fused per pass, tile "
            "{}, {} bytes of shared memory per block.",
            s.name, D, elemTypeName(s.elemType).str(), fusion,
@@ -1034,7 +1038,7 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   for (const Stencil &s : module.stencils) {
     std::optional<int> fuse = opts.fuse;
     tcPlans.emplace_back();
-    if (opts.target != Target::CudaCore) {
+    if (s.matrix) {
       // The CUDA-core kernel runs the same passes around the tensor cores.
       tcPlans.back() = planTensorCore(s, diags);
       if (!tcPlans.back())

@@ -353,7 +353,7 @@ void StencilSema::applyBoundary(const Decl &d) {
 void StencilSema::applyHint(const Decl &d) {
   const Name &key = d.names[0];
   const Expr &v = *d.value;
-  if (key.text == "fuse" || key.text == "steps") {
+  if (key.text == "fuse" || key.text == "steps" || key.text == "precision") {
     auto [prev, inserted] = hintLocs.try_emplace(key.text, key.loc);
     if (!inserted) {
       diags.error(key.loc, "hint '" + key.text + "' is already given");
@@ -380,13 +380,20 @@ void StencilSema::applyHint(const Decl &d) {
       return;
     }
     s.hints.steps = *n;
+  } else if (key.text == "precision") {
+    if (v.kind != ExprKind::Ref || (v.name != "exact" && v.name != "tf32")) {
+      diags.error(v.loc, "hint 'precision' takes exact or tf32");
+      return;
+    }
+    s.hints.tf32 = v.name == "tf32";
   } else {
     std::string hint;
-    llvm::StringRef best = closestMatch(key.text, {"fuse", "steps"});
+    llvm::StringRef best =
+        closestMatch(key.text, {"fuse", "steps", "precision"});
     if (!best.empty())
       hint = "; did you mean '" + best.str() + "'?";
     diags.error(key.loc, "unknown hint '" + key.text +
-                             "'; expected fuse or steps" + hint);
+                             "'; expected fuse, steps or precision" + hint);
   }
 }
 

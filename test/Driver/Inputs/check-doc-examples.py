@@ -6,7 +6,8 @@
     one example: an ```st block, compiled with `stencilc example.st -o
     example.cu`, or a ```console block whose "$ " lines run in order in a
     directory holding heat.st. The example (its last command) must fail with
-    status 1, print the message, and leave no output file.
+    status 1, print the message, and leave no output file. Examples that
+    run stencil-probe are skipped (and counted) where it is not built.
 
   check-doc-examples.py commands <page.md> <stencilc> <repo>
     Every "$ " line of the page's ```sh blocks (docs/user-guide.md) marked
@@ -56,23 +57,31 @@ def run(cmd, cwd, env):
 
 def tool_env(stencilc):
     """The environment examples run in: stencilc's directory first on PATH,
-    then stencil-lift's, built beside it (tools/stencil-lift/). Absolute:
-    the commands run in a scratch directory."""
+    then those of stencil-lift and stencil-probe, built beside it
+    (tools/stencil-lift/, tools/stencil-probe/). Absolute: the commands run
+    in a scratch directory."""
     bindir = os.path.dirname(os.path.abspath(stencilc))
     lift = os.path.join(os.path.dirname(bindir), "stencil-lift")
-    return dict(os.environ, PATH=os.pathsep.join([bindir, lift, os.environ["PATH"]]))
+    probe = os.path.join(os.path.dirname(bindir), "stencil-probe")
+    return dict(os.environ, PATH=os.pathsep.join([bindir, lift, probe, os.environ["PATH"]]))
 
 
 def check_errors(page, stencilc, heat):
     text = open(page, encoding="utf-8").read()
     sections = re.split(r"\n### `(.*)`\n", text)
     env = tool_env(stencilc)
-    count = 0
+    # stencil-probe is built only where CMake found a CUDA compiler; its
+    # examples are skipped, and counted as skipped, where it is missing.
+    have_probe = shutil.which("stencil-probe", path=env["PATH"]) is not None
+    count = skipped = 0
     for msg, body in zip(sections[1::2], sections[2::2]):
         ex = blocks("\n" + body)
         if not ex or ex[0][0] not in ("st", "console"):
             fail(f"'{msg}': no ```st or ```console example")
         kind, code, _ = ex[0]
+        if not have_probe and kind == "console" and "stencil-probe" in code:
+            skipped += 1
+            continue
         with tempfile.TemporaryDirectory() as d:
             shutil.copy(heat, os.path.join(d, "heat.st"))
             if kind == "st":
@@ -96,7 +105,8 @@ def check_errors(page, stencilc, heat):
             if extra:
                 fail(f"'{msg}': files written on error: {sorted(extra)}")
         count += 1
-    print(f"{count} error examples checked")
+    print(f"{count} error examples checked" +
+          (f", {skipped} skipped (stencil-probe is not built)" if skipped else ""))
 
 
 def check_commands(page, stencilc, repo):

@@ -2,7 +2,9 @@
 //
 // Prints, for every stencil of a module, a host entry point and the
 // temporally blocked CUDA-core kernel it launches, plus a header declaring
-// the entry points. With emitMain, it adds a standalone driver whose float64
+// the entry points. A stencil that carries a packed MatrixProgram also gets
+// its tensor-core kernel, which covers the interior; the CUDA-core kernel
+// then computes the frame and the short passes. With emitMain, it adds a standalone driver whose float64
 // host reference is printed from the same IR.
 //
 //===----------------------------------------------------------------------===//
@@ -15,7 +17,9 @@
 #include "stencilc/IR/Stencil.h"
 #include "stencilc/Support/Diagnostics.h"
 
+#include <map>
 #include <optional>
+#include <vector>
 #include <string>
 
 namespace stencilc {
@@ -25,10 +29,10 @@ struct CudaOptions {
   /// Overrides the source's hint when set; 0 asks for the automatic depth.
   std::optional<int> fuse;
   bool emitMain = false;
-  /// CudaCore, or a tensor-core target: then every stencil carries a
-  /// packed MatrixProgram and its kernel covers the interior, the CUDA-core
-  /// kernel the frame and short passes.
-  Target target = Target::CudaCore;
+  /// Lines printed as comments above each stencil's code, by stencil
+  /// name: the driver's record of how the strategy was chosen and under
+  /// which precision policy.
+  std::map<std::string, std::vector<std::string>> notes;
   std::string sourceName = "input.st"; ///< For the banner.
   std::string headerName = "out.h";    ///< What the .cu includes.
 };

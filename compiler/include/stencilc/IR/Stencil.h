@@ -169,6 +169,10 @@ struct FusedKernel {
 struct Hints {
   std::optional<int> fuse; ///< Unset: automatic.
   std::optional<int64_t> steps;
+  /// `hint precision = tf32` (true) or `= exact` (false).
+  std::optional<bool> tf32;
+  /// Set by the driver when the cost model chose `fuse`.
+  bool fuseByModel = false;
 };
 
 struct Stencil {

@@ -1,0 +1,449 @@
+//===- CostModel.cpp - Roofline cost model and target selection -----------===//
+
+#include "stencilc/Analysis/CostModel.h"
+#include "stencilc/Transforms/LayoutSearch.h"
+#include "stencilc/Transforms/Passes.h"
+
+#include "llvm/ADT/DenseSet.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+using namespace stencilc;
+
+llvm::StringRef stencilc::precisionName(Precision p) {
+  return p == Precision::Exact ? "exact" : "tf32";
+}
+
+std::optional<Precision> stencilc::parsePrecision(llvm::StringRef name) {
+  if (name == "exact")
+    return Precision::Exact;
+  if (name == "tf32")
+    return Precision::TF32;
+  return std::nullopt;
+}
+
+static const char *layoutWord(MatrixLayout l) {
+  switch (l) {
+  case MatrixLayout::Decompose:
+    return "decompose";
+  case MatrixLayout::Morph:
+    return "morph";
+  case MatrixLayout::Flatten:
+    return "flatten";
+  }
+  return "decompose";
+}
+
+std::string Strategy::label() const {
+  std::string s = targetName(target).str();
+  if (target != Target::CudaCore) {
+    s += std::string(" ") + layoutWord(layout);
+    if (layout == MatrixLayout::Morph)
+      s += fmt::format("({},{})", r1, r2);
+  }
+  return s + fmt::format(" t={}", steps);
+}
+
+std::vector<std::string> Strategy::flags() const {
+  std::vector<std::string> f{"--target=" + targetName(target).str()};
+  if (target != Target::CudaCore)
+    f.push_back(std::string("--layout=") + layoutWord(layout));
+  f.push_back("--fuse=" + std::to_string(steps));
+  if (target != Target::CudaCore && layout == MatrixLayout::Morph)
+    f.push_back(fmt::format("--morph={},{}", r1, r2));
+  return f;
+}
+
+bool stencilc::buildTensorCoreProgram(Stencil &s, const Strategy &st,
+                                      int arch, DiagnosticEngine &diags) {
+  int radius = std::max(1, s.radius());
+  if (radius * st.steps > kMaxRadius) {
+    diags.error(s.loc, "fusing " + llvm::Twine(st.steps) + " steps of "
+                           "stencil '" + s.name + "' reaches radius " +
+                           llvm::Twine(radius * st.steps) +
+                           "; tensor-core layouts take a fused radius up "
+                           "to " + llvm::Twine(kMaxRadius) +
+                           " (lower --fuse)");
+    return false;
+  }
+  bool sparse = st.target == Target::SparseTensorCore;
+  std::string pipeline;
+  if (st.steps > 1)
+    pipeline = "temporal-fusion{steps=" + std::to_string(st.steps) + "},";
+  std::string archOpt = "arch=" + std::to_string(arch);
+  switch (st.layout) {
+  case MatrixLayout::Decompose:
+    pipeline += "decompose{" + archOpt + "}";
+    // 2:4: SPIDER's pairs of pairs, ordered so each B register's halves
+    // are neighbours (one load); tf32 keeps SPIDER's 1:2 order.
+    if (sparse)
+      pipeline += s.elemType == ElemType::F32 ? ",strided-swap"
+                                              : ",strided-swap{adjacent=1}";
+    break;
+  case MatrixLayout::Morph:
+    pipeline += "layout-morph{r1=" + std::to_string(st.r1) +
+                ",r2=" + std::to_string(st.r2) + "," + archOpt + "}";
+    pipeline += sparse ? ",sparsity-conversion" : "";
+    break;
+  case MatrixLayout::Flatten:
+    pipeline += "flatten{" + archOpt + "}";
+    pipeline += sparse ? ",sparsity-conversion" : "";
+    break;
+  }
+  pipeline += ",compress24";
+  Module one;
+  one.stencils.push_back(std::move(s));
+  bool ok = runPipeline(one, pipeline, PipelineOptions(), llvm::errs(), diags);
+  s = std::move(one.stencils.front());
+  return ok;
+}
+
+RooflineMetrics stencilc::cudaCoreMetrics(double flopsPerStep, double bytes,
+                                          int steps) {
+  RooflineMetrics m;
+  m.C = steps * flopsPerStep;
+  m.M = bytes;
+  m.I = m.C / m.M;
+  return m;
+}
+
+RooflineMetrics stencilc::tensorCoreMetrics(double flopsPerStep,
+                                            double bytes, int steps,
+                                            double alpha, double S) {
+  RooflineMetrics m;
+  m.C = alpha / S * steps * flopsPerStep;
+  m.M = bytes;
+  m.I = m.C / m.M;
+  return m;
+}
+
+double stencilc::boxAlpha(int dims, int radius, int steps) {
+  return std::pow(2.0 * radius * steps + 1, dims) /
+         (steps * std::pow(2.0 * radius + 1, dims));
+}
+
+int stencilc::scenario(double iCu, double ridgeCu, double iTc,
+                       double ridgeTc) {
+  bool cuMemory = iCu < ridgeCu, tcMemory = iTc < ridgeTc;
+  if (cuMemory)
+    return tcMemory ? 1 : 2;
+  return tcMemory ? 3 : 4;
+}
+
+namespace {
+
+/// Flops of one step per point: 2 per tap of a linear update (Gu et al.'s
+/// C = 2K), one per operation of any other expression.
+double flopsPerStep(const Stencil &s) {
+  double flops = 0;
+  for (const Update &u : s.updates) {
+    if (u.linear) {
+      flops += 2.0 * u.linear->taps.size();
+      continue;
+    }
+    std::vector<bool> live = s.graph.reachable({u.root});
+    for (size_t i = 0; i < live.size(); ++i) {
+      if (!live[i] || s.graph.isGridFree(static_cast<int>(i)))
+        continue;
+      const Node &n = s.graph[static_cast<int>(i)];
+      if (n.op == Op::Pow)
+        flops += std::max(1, std::abs(n.exponent) - 1);
+      else if (n.op != Op::Read && n.op != Op::Const && n.op != Op::Param)
+        flops += 1;
+    }
+  }
+  return std::max(flops, 1.0);
+}
+
+/// The distinct grid reads of one step; with `dropAxis0`, reads that differ
+/// only along axis 0 count once (the CUDA-core kernel's strips keep that
+/// window in registers).
+double distinctReads(const Stencil &s, bool dropAxis0) {
+  std::set<std::pair<int, std::array<int, kMaxDims>>> reads;
+  std::vector<bool> live = s.graph.reachable(s.roots());
+  for (size_t i = 0; i < live.size(); ++i) {
+    const Node &n = s.graph[static_cast<int>(i)];
+    if (!live[i] || n.op != Op::Read)
+      continue;
+    std::array<int, kMaxDims> off{};
+    for (int a = dropAxis0 ? 1 : 0; a < s.dims; ++a)
+      off[a] = n.offset[a];
+    reads.insert({n.index, off});
+  }
+  return std::max<double>(1, reads.size());
+}
+
+/// Bytes per point of one unfused step: every updated grid is read and
+/// written, every other grid the update reads is read.
+double bytesPerStep(const Stencil &s) {
+  std::vector<bool> read(s.grids.size());
+  std::vector<bool> live = s.graph.reachable(s.roots());
+  for (size_t i = 0; i < live.size(); ++i)
+    if (live[i] && s.graph[static_cast<int>(i)].op == Op::Read)
+      read[s.graph[static_cast<int>(i)].index] = true;
+  double elems = 0;
+  for (size_t g = 0; g < s.grids.size(); ++g)
+    elems += s.grids[g].updated ? 2 : read[g] ? 1 : 0;
+  return elems * elemTypeBytes(s.elemType);
+}
+
+int mmaIndex(MmaType t) { return static_cast<int>(t); }
+
+struct Context {
+  const Stencil &s;
+  const CostModelOptions &o;
+  DiagnosticEngine &quiet; ///< Reasons a candidate cannot be built.
+  double flops1, bytes1, taps;
+  int dimIndex;
+};
+
+void fillRoofline(CostCandidate &c, const Context &x, double peak) {
+  const HardwareDesc &hw = x.o.hw;
+  c.K = x.taps;
+  c.flopsPerStep = x.flops1;
+  int t = c.strategy.steps;
+  if (c.strategy.target == Target::CudaCore) {
+    c.metrics = cudaCoreMetrics(x.flops1, x.bytes1, t);
+    c.roofline = std::min(peak, hw.bandwidth * c.metrics.I) / x.flops1 / 1e9;
+    c.memoryBound = hw.bandwidth * c.metrics.I < peak;
+    return;
+  }
+  c.metrics = tensorCoreMetrics(x.flops1, x.bytes1, t, c.alpha, c.S);
+  c.roofline = c.S / c.alpha *
+               std::min(peak, hw.bandwidth * c.metrics.I) / x.flops1 / 1e9;
+  c.memoryBound = hw.bandwidth * c.metrics.I < peak;
+  double peakCu = hw.cudaCorePeak(x.s.elemType);
+  c.scenario = scenario(cudaCoreMetrics(x.flops1, x.bytes1, t).I,
+                        peakCu / hw.bandwidth, c.metrics.I,
+                        peak / hw.bandwidth);
+}
+
+/// The prediction from the resource times and the kernel kind's weights:
+/// the weighted times add up (CostWeights), and the largest weighted term
+/// names the bound.
+void finish(CostCandidate &c, const std::array<double, 3> &w) {
+  double terms[] = {w[0] * c.tGlobal, w[1] * c.tShared, w[2] * c.tCompute};
+  double total = terms[0] + terms[1] + terms[2];
+  int worst = static_cast<int>(std::max_element(terms, terms + 3) - terms);
+  c.bound = worst == 0   ? "DRAM"
+            : worst == 1 ? "shared memory"
+            : c.strategy.target == Target::CudaCore ? "CUDA cores"
+                                                    : "tensor cores";
+  c.weights = w;
+  c.predicted = total > 0 ? 1 / total : 0;
+}
+
+/// The CUDA-core kernel at depth t: each block loads its tile plus a halo
+/// of t*r, computes a region that shrinks by r per step (the recomputed
+/// halo makes the work rho times the useful work), and reads shared memory
+/// once per distinct read of a point (once per column along a strip).
+std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
+  const Stencil &s = x.s;
+  const HardwareDesc &hw = x.o.hw;
+  std::optional<CudaCorePlan> p = planCudaCore(s, t, x.o.arch, x.quiet);
+  if (!p)
+    return std::nullopt;
+  CostCandidate c;
+  c.strategy.target = Target::CudaCore;
+  c.strategy.steps = t;
+  fillRoofline(c, x, hw.cudaCorePeak(s.elemType));
+  double outputs = 1, box = 1, work = 0;
+  for (int a = 0; a < s.dims; ++a) {
+    outputs *= p->tile[a];
+    box *= p->box(a);
+  }
+  for (int k = 1; k <= t; ++k) {
+    double region = 1;
+    for (int a = 0; a < s.dims; ++a)
+      region *= p->tile[a] + 2.0 * p->radius[a] * (t - k);
+    work += region;
+  }
+  double rho = work / (t * outputs);
+  double elem = elemTypeBytes(s.elemType);
+  // The global traffic of the unfused step, with reads over the box.
+  double reads = x.bytes1 / elem - p->numUpdated;
+  double global = elem * (reads * box / outputs + p->numUpdated) / t;
+  double shared = elem * rho *
+                  (distinctReads(s, p->strip > 1) + p->numUpdated);
+  c.tGlobal = global / hw.bandwidth * 1e9;
+  c.tShared = shared / hw.sharedBandwidth * 1e9;
+  c.tCompute = x.flops1 * rho / hw.cudaCorePeak(s.elemType) * 1e9;
+  finish(c, hw.weights.lookup("cuda-core", c.kernel, s.elemType));
+  return c;
+}
+
+/// The tensor-core kernel: the MMAs of the program per point (SparStencil
+/// eq. 9), B gathered from shared memory (eq. 10), one read and one write
+/// of the grid.
+std::optional<CostCandidate> tensorCoreCandidate(const Context &x,
+                                                 const Strategy &st) {
+  const HardwareDesc &hw = x.o.hw;
+  Stencil built = x.s;
+  int arch = x.o.arch == GpuArch::SM80 ? 80 : 90;
+  if (!buildTensorCoreProgram(built, st, arch, x.quiet))
+    return std::nullopt;
+  const MatrixProgram &p = *built.matrix;
+  const MatrixStats &stats = p.stats;
+  std::optional<TensorCorePlan> plan = planTensorCore(built, x.quiet);
+  if (!plan)
+    return std::nullopt;
+  CostCandidate c;
+  c.strategy = st;
+  c.kernel = plan->rolling          ? "rolling"
+             : plan->uniformGather ? "uniform"
+                                   : "table";
+  c.shape = p.shape;
+  c.alpha = stats.alpha;
+  c.S = stats.S;
+  bool sparse = st.target == Target::SparseTensorCore;
+  double peak = sparse ? hw.sparseTensorCore[mmaIndex(p.shape.type)]
+                       : hw.tensorCore[mmaIndex(p.shape.type)];
+  if (peak <= 0)
+    return std::nullopt;
+  fillRoofline(c, x, peak);
+  int t = st.steps;
+  double mmaFlops = 2.0 * p.shape.m * p.shape.n * p.shape.k;
+  c.tCompute = stats.mmaPerPoint * mmaFlops / peak / t * 1e9;
+  c.tGlobal = x.bytes1 / t / hw.bandwidth * 1e9;
+  // Shared memory by load instructions, not bytes: a patch of m' outputs
+  // gathers its k' B elements; a gather table costs a second load per
+  // element, uniform 16-bit gathers load pairs as one word, and the rolling
+  // kernel loads each kernel row once per patch row instead of once per K
+  // tile. One 4-byte load per lane is the unit of sharedBandwidth.
+  double loads = static_cast<double>(stats.paddedColumns) / stats.rows;
+  if (c.kernel == "table")
+    loads *= 2;
+  else if (mmaTypeBytes(p.shape.type) == 2)
+    loads *= 0.5;
+  if (c.kernel == "rolling")
+    loads /= p.packed->tilesK;
+  c.tShared = loads * 4 / t / hw.sharedBandwidth * 1e9;
+  finish(c, hw.weights.lookup(targetName(st.target), c.kernel,
+                              x.s.elemType));
+  return c;
+}
+
+/// The precision policy's verdict on `c`.
+void applyPolicy(CostCandidate &c, const Stencil &s, Precision policy) {
+  if (c.strategy.target == Target::CudaCore || s.elemType != ElemType::F32 ||
+      policy == Precision::TF32)
+    return;
+  c.allowed = false;
+  c.reason = "tf32 operands keep 10 of f32's 23 mantissa bits; precision "
+             "exact forbids them (--precision=tf32 allows them)";
+}
+
+} // namespace
+
+std::vector<CostCandidate>
+stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
+                             DiagnosticEngine &diags) {
+  std::string scratch;
+  llvm::raw_string_ostream scratchStream(scratch);
+  DiagnosticEngine quiet(diags.getSourceMgr(), scratchStream);
+  Context x{s, o, quiet, flopsPerStep(s), bytesPerStep(s), 0,
+            std::max(0, s.dims - 1)};
+  x.taps = distinctReads(s, false);
+  std::vector<CostCandidate> out;
+
+  int radius = 0;
+  for (int a = 0; a < s.dims; ++a)
+    radius = std::max(radius, s.updatedRadius(a));
+  if ((!o.target || *o.target == Target::CudaCore) && !o.layout) {
+    std::vector<int> depths{1, 2, 3, 4, 6, 8};
+    if (o.steps)
+      depths = {*o.steps};
+    for (int t : depths) {
+      if (!o.steps && radius * t > kMaxRadius)
+        continue;
+      if (radius == 0 && t > 1 && !o.steps)
+        continue;
+      if (std::optional<CostCandidate> c = cudaCoreCandidate(x, t))
+        out.push_back(*c);
+    }
+  }
+
+  // Tensor cores: each target and layout at layout search's depth (and
+  // morph's (r1, r2)), unless --fuse fixes the depth.
+  bool linear = s.isLinear() && s.updates.size() == 1;
+  std::vector<LayoutCandidate> searched;
+  int arch = o.arch == GpuArch::SM80 ? 80 : 90;
+  if (linear && (!o.target || *o.target != Target::CudaCore)) {
+    LayoutSearchOptions lo;
+    lo.arch = arch;
+    searched = searchLayouts(s, lo, quiet);
+  }
+  for (Target target : {Target::TensorCore, Target::SparseTensorCore}) {
+    if (!linear || (o.target && *o.target != target))
+      continue;
+    for (MatrixLayout layout : {MatrixLayout::Decompose, MatrixLayout::Morph,
+                                MatrixLayout::Flatten}) {
+      if (o.layout && *o.layout != layout)
+        continue;
+      Strategy st;
+      st.target = target;
+      st.layout = layout;
+      st.steps = o.steps ? *o.steps : 0;
+      st.r1 = 4;
+      st.r2 = s.dims == 1 ? 1 : 4;
+      bool sparse = target == Target::SparseTensorCore;
+      for (const LayoutCandidate &lc : searched) {
+        if (lc.layout != layout || lc.shape.sparse != sparse ||
+            (sparse && layout == MatrixLayout::Decompose && !lc.stridedSwap) ||
+            (layout == MatrixLayout::Decompose && lc.r1 != 0) ||
+            (o.steps && lc.steps != *o.steps))
+          continue;
+        st.steps = lc.steps;
+        if (layout == MatrixLayout::Morph) {
+          st.r1 = lc.r1;
+          st.r2 = lc.r2;
+        }
+        break;
+      }
+      if (st.steps == 0)
+        st.steps = 1;
+      if (std::optional<CostCandidate> c = tensorCoreCandidate(x, st))
+        out.push_back(*c);
+    }
+  }
+  for (CostCandidate &c : out)
+    applyPolicy(c, s, o.precision);
+  std::stable_sort(out.begin(), out.end(),
+                   [](const CostCandidate &a, const CostCandidate &b) {
+                     return a.predicted > b.predicted;
+                   });
+  for (CostCandidate &c : out)
+    if (c.allowed) {
+      c.chosen = true;
+      return out;
+    }
+  if (!out.empty()) {
+    diags.error(s.loc, "every strategy for stencil '" + s.name +
+                           "' breaks the precision policy: " +
+                           out.front().reason);
+    return {};
+  }
+  // Nothing could be built: build the requested one again, reporting why.
+  unsigned before = diags.errorCount();
+  if (!o.target || *o.target == Target::CudaCore) {
+    planCudaCore(s, o.steps ? *o.steps : 1, o.arch, diags);
+  } else {
+    Strategy st;
+    st.target = *o.target;
+    st.layout = o.layout ? *o.layout : MatrixLayout::Decompose;
+    st.steps = o.steps ? *o.steps : 1;
+    st.r1 = 4;
+    st.r2 = s.dims == 1 ? 1 : 4;
+    Stencil copy = s;
+    buildTensorCoreProgram(copy, st, arch, diags);
+  }
+  if (diags.errorCount() == before)
+    diags.error(s.loc, "internal error: no strategy could be built for "
+                       "stencil '" + s.name + "', and none said why");
+  return {};
+}

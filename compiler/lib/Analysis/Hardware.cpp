@@ -1,0 +1,356 @@
+//===- Hardware.cpp - GPU descriptions for the cost model -----------------===//
+
+#include "stencilc/Analysis/Hardware.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/ADT/StringMap.h"
+
+#include <cmath>
+#include <functional>
+
+#include <fmt/format.h>
+
+using namespace stencilc;
+
+namespace {
+
+constexpr double kGiga = 1e9, kTera = 1e12;
+
+/// The weights fitted on the lent H200 (docs/cost-model.md, "Calibration");
+/// every built-in description uses them, since they describe stencilc's
+/// kernels more than the GPU. Each: DRAM, shared memory, compute.
+CostWeights calibratedWeights() {
+  CostWeights w;
+  w.byKind = {
+#include "CalibratedWeights.inc"
+  };
+  return w;
+}
+
+/// A datasheet description: dense tensor-core peaks in TFLOP/s, sparse
+/// ones at twice those.
+HardwareDesc datasheet(const char *name, const char *arch, int sms,
+                       double clockMHz, double smemKiB, double l2MiB,
+                       double bandwidthGBs, double f32, double f64,
+                       double f16, double tf32, double f64tc) {
+  HardwareDesc hw;
+  hw.name = name;
+  hw.arch = arch;
+  hw.sms = sms;
+  hw.clockMHz = clockMHz;
+  hw.sharedKiBPerSM = smemKiB;
+  hw.l2MiB = l2MiB;
+  hw.bandwidth = bandwidthGBs * kGiga;
+  // 32 banks of 4 bytes per SM per clock.
+  hw.sharedBandwidth = sms * 128.0 * clockMHz * 1e6;
+  hw.cudaCoreF32 = f32 * kTera;
+  hw.cudaCoreF64 = f64 * kTera;
+  hw.tensorCore = {f16 * kTera, f16 * kTera, tf32 * kTera, f64tc * kTera};
+  hw.sparseTensorCore = {2 * f16 * kTera, 2 * f16 * kTera, 2 * tf32 * kTera,
+                         0};
+  hw.weights = calibratedWeights();
+  return hw;
+}
+
+/// One key of the file format: where its value goes.
+struct Key {
+  std::string name;
+  bool required;
+  std::function<void(HardwareDesc &, double)> setNumber;
+  std::function<void(HardwareDesc &, llvm::StringRef)> setText;
+};
+
+std::vector<Key> keys() {
+  std::vector<Key> k;
+  auto text = [&](const char *name, std::string HardwareDesc::*field) {
+    k.push_back({name, true, nullptr,
+                 [field](HardwareDesc &hw, llvm::StringRef v) {
+                   hw.*field = v.str();
+                 }});
+  };
+  auto number = [&](const char *name, double scale, double HardwareDesc::*f) {
+    k.push_back({name, true,
+                 [scale, f](HardwareDesc &hw, double v) { hw.*f = v * scale; },
+                 nullptr});
+  };
+  text("name", &HardwareDesc::name);
+  text("arch", &HardwareDesc::arch);
+  k.push_back({"sms", true,
+               [](HardwareDesc &hw, double v) {
+                 hw.sms = static_cast<int>(v);
+               },
+               nullptr});
+  number("clock-mhz", 1, &HardwareDesc::clockMHz);
+  number("shared-kib-per-sm", 1, &HardwareDesc::sharedKiBPerSM);
+  number("l2-mib", 1, &HardwareDesc::l2MiB);
+  number("bandwidth-gbs", kGiga, &HardwareDesc::bandwidth);
+  number("shared-gbs", kGiga, &HardwareDesc::sharedBandwidth);
+  number("cuda-core.f32-tflops", kTera, &HardwareDesc::cudaCoreF32);
+  number("cuda-core.f64-tflops", kTera, &HardwareDesc::cudaCoreF64);
+  static const char *const types[] = {"f16", "bf16", "tf32", "f64"};
+  for (int i = 0; i < 4; ++i) {
+    k.push_back({"tc." + std::string(types[i]) + "-tflops",
+                 true,
+                 [i](HardwareDesc &hw, double v) {
+                   hw.tensorCore[i] = v * kTera;
+                 },
+                 nullptr});
+    if (i < 3)
+      k.push_back(
+          {"sptc." + std::string(types[i]) + "-tflops", true,
+           [i](HardwareDesc &hw, double v) {
+             hw.sparseTensorCore[i] = v * kTera;
+           },
+           nullptr});
+  }
+  return k;
+}
+
+/// One `weight.<unit>.<kernel>.<width>.<resource> = w` line. The first one
+/// clears the built-in weights: a description's weights are a set.
+bool parseWeight(HardwareDesc &hw, llvm::StringRef key, llvm::StringRef value,
+                 llvm::SMLoc keyLoc, llvm::SMLoc valueLoc,
+                 llvm::StringMap<llvm::SMLoc> &seen, bool &weightsGiven,
+                 DiagnosticEngine &diags) {
+  llvm::SmallVector<llvm::StringRef, 5> parts;
+  key.split(parts, '.');
+  static const char *const resources[] = {"dram", "shared", "compute"};
+  int resource = -1;
+  for (int r = 0; r < 3 && parts.size() == 5; ++r)
+    if (parts[4] == resources[r])
+      resource = r;
+  auto oneOf = [&](size_t i, std::initializer_list<llvm::StringRef> words) {
+    return llvm::is_contained(words, parts[i]);
+  };
+  bool known = parts.size() == 5 && resource >= 0 &&
+               oneOf(1, {"cuda-core", "tc", "sptc"}) &&
+               oneOf(2, {"cuda-core", "rolling", "uniform", "table"}) &&
+               oneOf(3, {"half", "f32", "f64"});
+  if (!known) {
+    diags.error(keyLoc, "unknown weight '" + key +
+                            "'; expected weight.<cuda-core|tc|sptc>."
+                            "<cuda-core|rolling|uniform|table>.<half|f32|f64>."
+                            "<dram|shared|compute>");
+    return false;
+  }
+  auto [prev, inserted] = seen.try_emplace(key, keyLoc);
+  if (!inserted) {
+    diags.error(keyLoc, "key '" + key + "' is already given");
+    diags.note(prev->second, "previous value is here");
+    return false;
+  }
+  double v = 0;
+  if (value.empty() || value.getAsDouble(v) || !std::isfinite(v) || v < 0) {
+    diags.error(valueLoc, "key '" + key +
+                              "' takes a non-negative number, not '" + value +
+                              "'");
+    return false;
+  }
+  if (!weightsGiven)
+    hw.weights.byKind.clear();
+  weightsGiven = true;
+  std::string kind = (parts[1] + "." + parts[2] + "." + parts[3]).str();
+  auto [it, fresh] = hw.weights.byKind.try_emplace(
+      kind, std::array<double, 3>{0, 0, 0});
+  it->second[resource] = v;
+  return true;
+}
+
+const std::vector<Key> &allKeys() {
+  static const std::vector<Key> k = keys();
+  return k;
+}
+
+} // namespace
+
+std::optional<HardwareDesc> stencilc::builtinHardware(llvm::StringRef name) {
+  // NVIDIA datasheets; TFLOP/s without sparsity. The A100 80GB entry is
+  // the PCIe card of Gu et al.'s evaluation (1.935 TB/s).
+  if (name == "a100-40")
+    return datasheet("NVIDIA A100 40GB SXM (datasheet)", "sm_80", 108, 1410,
+                     164, 40, 1555, 19.5, 9.7, 312, 156, 19.5);
+  if (name == "a100-80")
+    return datasheet("NVIDIA A100 80GB PCIe (datasheet)", "sm_80", 108, 1410,
+                     164, 80, 1935, 19.5, 9.7, 312, 156, 19.5);
+  if (name == "h100-sxm")
+    return datasheet("NVIDIA H100 SXM5 (datasheet)", "sm_90", 132, 1980, 228,
+                     50, 3350, 67, 34, 989.4, 494.7, 66.9);
+  if (name == "h100-pcie")
+    return datasheet("NVIDIA H100 PCIe (datasheet)", "sm_90", 114, 1755, 228,
+                     50, 2000, 51.2, 25.6, 756, 378, 51.2);
+  if (name == "h200")
+    return datasheet("NVIDIA H200 SXM (datasheet)", "sm_90", 132, 1980, 228,
+                     50, 4800, 67, 34, 989.4, 494.7, 66.9);
+  return std::nullopt;
+}
+
+llvm::StringRef stencilc::builtinHardwareNames() {
+  return "a100-40, a100-80, h100-sxm, h100-pcie, h200";
+}
+
+HardwareDesc stencilc::defaultHardware() { return *builtinHardware("h200"); }
+
+std::optional<HardwareDesc> stencilc::parseHardware(unsigned bufferId,
+                                                    DiagnosticEngine &diags) {
+  const llvm::MemoryBuffer *buf = diags.getSourceMgr().getMemoryBuffer(bufferId);
+  llvm::StringRef text = buf->getBuffer();
+  HardwareDesc hw = defaultHardware();
+  hw.name.clear();
+  llvm::StringMap<llvm::SMLoc> seen;
+  bool ok = true, weightsGiven = false;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    size_t end = text.find('\n', pos);
+    if (end == llvm::StringRef::npos)
+      end = text.size();
+    llvm::StringRef line = text.slice(pos, end);
+    size_t lineStart = pos;
+    pos = end + 1;
+    llvm::StringRef body = line.split('#').first.rtrim();
+    llvm::StringRef trimmed = body.ltrim();
+    if (trimmed.empty())
+      continue;
+    auto locOf = [&](llvm::StringRef s) {
+      return llvm::SMLoc::getFromPointer(text.data() + lineStart +
+                                         (s.data() - line.data()));
+    };
+    size_t eq = trimmed.find('=');
+    if (eq == llvm::StringRef::npos) {
+      diags.error(locOf(trimmed), "expected 'key = value' in a hardware "
+                                  "description");
+      ok = false;
+      continue;
+    }
+    llvm::StringRef key = trimmed.take_front(eq).rtrim();
+    llvm::StringRef value = trimmed.drop_front(eq + 1).trim();
+    if (key.startswith("weight.")) {
+      if (!parseWeight(hw, key, value, locOf(key),
+                       locOf(value.empty() ? key : value), seen, weightsGiven,
+                       diags))
+        ok = false;
+      continue;
+    }
+    const Key *k = nullptr;
+    for (const Key &cand : allKeys())
+      if (key == cand.name)
+        k = &cand;
+    if (!k) {
+      llvm::SmallVector<llvm::StringRef, 32> names;
+      for (const Key &cand : allKeys())
+        names.push_back(cand.name);
+      llvm::StringRef best = closestMatch(key, names);
+      diags.error(locOf(key), "unknown key '" + key +
+                                  "' in a hardware description" +
+                                  (best.empty() ? std::string()
+                                                : "; did you mean '" +
+                                                      best.str() + "'?"));
+      ok = false;
+      continue;
+    }
+    auto [prev, inserted] = seen.try_emplace(key, locOf(key));
+    if (!inserted) {
+      diags.error(locOf(key), "key '" + key + "' is already given");
+      diags.note(prev->second, "previous value is here");
+      ok = false;
+      continue;
+    }
+    llvm::SMLoc valueLoc = locOf(value.empty() ? key : value);
+    if (value.empty()) {
+      diags.error(valueLoc, "key '" + key + "' has no value");
+      ok = false;
+      continue;
+    }
+    if (k->setText) {
+      if (key == "arch" && value != "sm_80" && value != "sm_90") {
+        diags.error(valueLoc, "arch '" + value +
+                                  "' is not supported; expected sm_80 or "
+                                  "sm_90");
+        ok = false;
+        continue;
+      }
+      k->setText(hw, value);
+      continue;
+    }
+    double v = 0;
+    if (value.getAsDouble(v) || !std::isfinite(v) || v <= 0) {
+      diags.error(valueLoc, "key '" + key + "' takes a positive number, not '" +
+                                value + "'");
+      ok = false;
+      continue;
+    }
+    k->setNumber(hw, v);
+  }
+  if (!ok)
+    return std::nullopt;
+  for (const Key &k : allKeys())
+    if (k.required && !seen.count(k.name)) {
+      diags.error(llvm::SMLoc::getFromPointer(text.data()),
+                  "hardware description lacks key '" + k.name +
+                      "'");
+      ok = false;
+    }
+  if (!ok)
+    return std::nullopt;
+  return hw;
+}
+
+std::string stencilc::printHardware(const HardwareDesc &hw) {
+  std::string s = "# stencilc hardware description\n";
+  s += fmt::format("name = {}\narch = {}\nsms = {}\nclock-mhz = {}\n"
+                   "shared-kib-per-sm = {}\nl2-mib = {}\n"
+                   "bandwidth-gbs = {}\nshared-gbs = {}\n"
+                   "cuda-core.f32-tflops = {}\ncuda-core.f64-tflops = {}\n",
+                   hw.name, hw.arch, hw.sms, hw.clockMHz, hw.sharedKiBPerSM,
+                   hw.l2MiB, hw.bandwidth / kGiga, hw.sharedBandwidth / kGiga,
+                   hw.cudaCoreF32 / kTera, hw.cudaCoreF64 / kTera);
+  static const char *const types[] = {"f16", "bf16", "tf32", "f64"};
+  for (int i = 0; i < 4; ++i)
+    s += fmt::format("tc.{}-tflops = {}\n", types[i],
+                     hw.tensorCore[i] / kTera);
+  for (int i = 0; i < 3; ++i)
+    s += fmt::format("sptc.{}-tflops = {}\n", types[i],
+                     hw.sparseTensorCore[i] / kTera);
+  static const char *const resources[] = {"dram", "shared", "compute"};
+  for (const auto &[kind, w] : hw.weights.byKind)
+    for (int r = 0; r < 3; ++r)
+      s += fmt::format("weight.{}.{} = {}\n", kind, resources[r], w[r]);
+  return s;
+}
+
+std::string CostWeights::key(llvm::StringRef unit, llvm::StringRef kernel,
+                             ElemType type) {
+  llvm::StringRef width = type == ElemType::F64   ? "f64"
+                          : type == ElemType::F32 ? "f32"
+                                                  : "half";
+  return (unit + "." + kernel + "." + width).str();
+}
+
+std::array<double, 3> CostWeights::lookup(llvm::StringRef unit,
+                                          llvm::StringRef kernel,
+                                          ElemType type) const {
+  std::string exact = key(unit, kernel, type);
+  auto it = byKind.find(exact);
+  if (it != byKind.end())
+    return it->second;
+  // The mean over kinds sharing a prefix: unit and width, then unit.
+  std::string width = exact.substr(exact.rfind('.'));
+  for (int pass = 0; pass < 2; ++pass) {
+    std::array<double, 3> sum{0, 0, 0};
+    int n = 0;
+    for (const auto &[k, w] : byKind) {
+      llvm::StringRef name(k);
+      if (!name.startswith((unit + ".").str()) ||
+          (pass == 0 && !name.endswith(width)))
+        continue;
+      for (int r = 0; r < 3; ++r)
+        sum[r] += w[r];
+      ++n;
+    }
+    if (n > 0) {
+      for (double &v : sum)
+        v /= n;
+      return sum;
+    }
+  }
+  return {1, 1, 1};
+}

@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# Calibration of the cost model (docs/cost-model.md): every candidate the
+# model scores for the benchmark set in every type is generated, built and
+# timed on the GPU, and the probe measures the GPU's ceilings.
+#
+#   test/gpu/calibrate.sh generate DIR   (here: needs a built stencilc)
+#   test/gpu/calibrate.sh run DIR        (on the GPU machine: needs nvcc)
+#   python3 test/gpu/calibrate.py DIR/results.txt ...  (here: the report)
+#
+# generate writes DIR/manifest.txt, one line per variant:
+#   VARIANT EXAMPLE TYPE LABEL...
+# f32 variants are generated under --precision=tf32 so that the tf32
+# tensor-core candidates are measured too; the report applies each policy.
+# run writes DIR/results.txt (RESULT lines, as test/gpu/check.sh) and
+# DIR/probe.hw; RESULTS and PROBE may point elsewhere (under $OUT), and
+# PART=k/n runs every n-th variant from the k-th.
+set -uo pipefail
+mode=${1:-}
+dir=${2:-.calibrate}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+stencilc=${STENCILC:-$root/build/tools/stencilc/stencilc}
+benchmarks=${BENCHMARKS:-"heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d box-3d27p"}
+types=${TYPES:-"f16 bf16 f32 f64"}
+
+bench_size() {
+  case $1 in 1) echo 10240000 ;; 2) echo 10240x10240 ;; 3) echo 512x512x512 ;; esac
+}
+
+# "sptc morph(8,8) t=8" -> stencilc flags
+flags_of() {
+  local target=${1%% *} rest=${1#* } t=${1##*t=}
+  local f="--target=$target --fuse=$t"
+  case $rest in
+    decompose*) f="$f --layout=decompose" ;;
+    flatten*) f="$f --layout=flatten" ;;
+    morph*) local rr=${rest#morph(}; rr=${rr%%)*}; f="$f --layout=morph --morph=$rr" ;;
+  esac
+  echo "$f"
+}
+
+generate() {
+  mkdir -p "$dir"
+  : > "$dir/manifest.txt"
+  for ex in $benchmarks; do
+    for ty in $types; do
+      "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=tf32 \
+        --explain > "$dir/$ex.$ty.explain" || { echo "EXPLAIN FAIL $ex.$ty"; continue; }
+      local n=0
+      # Candidate rows start with a target name.
+      grep -E '^  (cuda-core|tc|sptc) ' "$dir/$ex.$ty.explain" |
+        sed -E 's/^  ((cuda-core|tc|sptc)( [a-z]+(\([0-9]+,[0-9]+\))?)? t=[0-9]+).*/\1/' |
+        while read -r label; do
+          n=$((n + 1))
+          local v="$ex.$ty.c$n"
+          # shellcheck disable=SC2046
+          "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=tf32 \
+            $(flags_of "$label") --emit-main -o "$dir/$v.cu" ||
+            { echo "GENERATE FAIL $v $label"; continue; }
+          echo "$v $ex $ty $label" >> "$dir/manifest.txt"
+        done
+    done
+  done
+  echo "generated $(wc -l < "$dir/manifest.txt") variants in $dir"
+}
+
+run() {
+  cd "$dir"
+  local log=${RESULTS:-results.txt} probe=${PROBE:-probe.hw}
+  # PART=k/n times every n-th variant from the k-th (a run fits the
+  # device's 10-minute limit); the probe runs with part 1.
+  local part=${PART:-1/1}
+  awk -v k="${part%/*}" -v n="${part#*/}" '(NR - k) % n == 0' manifest.txt > part.txt
+  : > "$log"
+  # The probe first, while nothing else runs.
+  if [ "${part%/*}" = 1 ] && [ -f "$root/tools/stencil-probe/stencil-probe.cu" ]; then
+    nvcc -O3 -std=c++17 -gencode arch=compute_90,code=sm_90 \
+      -gencode arch=compute_80,code=sm_80 \
+      "$root/tools/stencil-probe/stencil-probe.cu" -o stencil-probe &&
+      ./stencil-probe -o "$probe" 2> probe.log; cat probe.log
+  fi
+  echo "building $(wc -l < part.txt) variants"
+  cut -d' ' -f1 part.txt | xargs -P "$(nproc)" -I{} sh -c \
+    'nvcc -O3 -gencode arch=compute_90,code=sm_90 {}.cu -o {} 2> {}.build.log || echo "BUILD FAIL {}"'
+  while read -r v ex ty label; do
+    [ -x "$v" ] || { echo "RESULT variant=$v status=NOBUILD" >> "$log"; continue; }
+    local d; d=$(grep -m1 -o 'f[0-9]*\[[123]\]' "$root/dsl-examples/$ex.st" | grep -o '[123]\]' | tr -d ']')
+    if ./"$v" --reps=5 --min-time=0.2 --size=$(bench_size "$d") --steps=8 \
+        < /dev/null > "$v.out" 2>&1 && grep -q '^RESULT' "$v.out"; then
+      sed "s/^RESULT /RESULT variant=$v /" "$v.out" | grep '^RESULT' >> "$log"
+    else
+      echo "RESULT variant=$v status=FAIL $(tail -c 300 "$v.out" | tr '\n' ' ')" >> "$log"
+    fi
+  done < part.txt
+  echo "timed $(grep -c gstencils= "$log") of $(wc -l < part.txt) variants"
+}
+
+case $mode in
+  generate) generate ;;
+  run) run ;;
+  *) echo "usage: $0 generate|run DIR" >&2; exit 2 ;;
+esac

@@ -1,0 +1,104 @@
+//===- HardwareTest.cpp - GPU descriptions --------------------------------===//
+
+#include "../Frontend/TestUtil.h"
+#include "stencilc/Analysis/Hardware.h"
+
+#include "gtest/gtest.h"
+
+using namespace stencilc;
+using namespace stencilc::test;
+
+namespace {
+
+TEST(Hardware, BuiltinsFromDatasheets) {
+  for (const char *name : {"a100-40", "a100-80", "h100-sxm", "h100-pcie",
+                           "h200"}) {
+    SCOPED_TRACE(name);
+    std::optional<HardwareDesc> hw = builtinHardware(name);
+    ASSERT_TRUE(hw);
+    EXPECT_GT(hw->bandwidth, 1e12);
+    EXPECT_GT(hw->sms, 100);
+    // Sparse tensor cores double the dense rate; f64 has none.
+    for (int t = 0; t < 3; ++t)
+      EXPECT_DOUBLE_EQ(hw->sparseTensorCore[t], 2 * hw->tensorCore[t]);
+    EXPECT_EQ(hw->sparseTensorCore[3], 0);
+  }
+  EXPECT_FALSE(builtinHardware("v100"));
+  EXPECT_DOUBLE_EQ(builtinHardware("h200")->bandwidth, 4.8e12);
+}
+
+TEST(Hardware, PrintParseRoundTrip) {
+  HardwareDesc hw = *builtinHardware("a100-40");
+  hw.weights.byKind = {{"tc.table.half", {0.5, 2, 0}},
+                       {"sptc.rolling.f32", {1, 0, 3}}};
+  DiagCapture d;
+  std::optional<HardwareDesc> back =
+      parseHardware(d.addSource(printHardware(hw)), d.diags);
+  ASSERT_TRUE(back) << d.diagText;
+  EXPECT_EQ(back->name, hw.name);
+  EXPECT_EQ(back->arch, "sm_80");
+  EXPECT_DOUBLE_EQ(back->bandwidth, hw.bandwidth);
+  EXPECT_DOUBLE_EQ(back->tensorCore[2], hw.tensorCore[2]);
+  EXPECT_DOUBLE_EQ(back->sharedBandwidth, hw.sharedBandwidth);
+  EXPECT_EQ(back->weights.byKind, hw.weights.byKind);
+  // Kinds the calibration never saw: the mean of the unit and width, then
+  // of the unit, then ones.
+  EXPECT_EQ(back->weights.lookup("tc", "uniform", ElemType::BF16),
+            (std::array<double, 3>{0.5, 2, 0}));
+  EXPECT_EQ(back->weights.lookup("sptc", "table", ElemType::F64),
+            (std::array<double, 3>{1, 0, 3}));
+  EXPECT_EQ(back->weights.lookup("cuda-core", "cuda-core", ElemType::F32),
+            (std::array<double, 3>{1, 1, 1}));
+}
+
+/// Parses `text`; returns the diagnostics ("" when it parsed).
+std::string errorsOf(const std::string &text) {
+  DiagCapture d;
+  std::optional<HardwareDesc> hw = parseHardware(d.addSource(text), d.diags);
+  d.diagStream.flush();
+  EXPECT_EQ(!hw, !d.diagText.empty());
+  return d.diagText;
+}
+
+TEST(Hardware, LocatedErrors) {
+  std::string good = printHardware(*builtinHardware("h200"));
+  EXPECT_EQ(errorsOf(good), "");
+  EXPECT_NE(errorsOf(good + "bandwith-gbs = 3\n")
+                .find("t.st:" + std::to_string(std::count(good.begin(),
+                                                          good.end(), '\n') +
+                                               1) +
+                      ":1: error: unknown key 'bandwith-gbs' in a hardware "
+                      "description; did you mean 'bandwidth-gbs'?"),
+            std::string::npos);
+  EXPECT_NE(errorsOf(good + "sms = 3\n").find("key 'sms' is already given"),
+            std::string::npos);
+  std::string noBandwidth = good;
+  noBandwidth.replace(noBandwidth.find("bandwidth-gbs"), 1, "#");
+  EXPECT_NE(errorsOf(noBandwidth)
+                .find("hardware description lacks key 'bandwidth-gbs'"),
+            std::string::npos);
+  std::string negative = good;
+  negative.replace(negative.find("= 4800"), 6, "= -1");
+  EXPECT_NE(errorsOf(negative).find(
+                "key 'bandwidth-gbs' takes a positive number, not '-1'"),
+            std::string::npos);
+  EXPECT_NE(errorsOf(good + "weight.tc.fast.half.dram = 1\n")
+                .find("unknown weight 'weight.tc.fast.half.dram'"),
+            std::string::npos);
+  HardwareDesc bare = *builtinHardware("h200");
+  bare.weights.byKind.clear();
+  EXPECT_NE(errorsOf(printHardware(bare) + "weight.tc.table.half.dram = -2\n")
+                .find("takes a non-negative number, not '-2'"),
+            std::string::npos);
+  EXPECT_NE(errorsOf("name\n").find("expected 'key = value'"),
+            std::string::npos);
+  std::string arch = good;
+  arch.replace(arch.find("sm_90"), 5, "sm_70");
+  EXPECT_NE(errorsOf(arch).find("arch 'sm_70' is not supported"),
+            std::string::npos);
+  std::string empty = good;
+  empty.replace(empty.find("sms = 132"), 9, "sms =");
+  EXPECT_NE(errorsOf(empty).find("key 'sms' has no value"), std::string::npos);
+}
+
+} // namespace
