@@ -142,7 +142,7 @@ CHECK
       done
     done
     echo "running memcheck on $(wc -l < memcheck.list) variants"
-    xargs -P "$(nproc)" -L 1 sh -c 'compute-sanitizer --tool memcheck --error-exitcode 9 ./$0 --check --reps=0 --size=$1 --steps=13 > $0.memcheck.out 2>&1; echo "MEMCHECK variant=$0 exit=$?"' < memcheck.list >> "$log"
+    xargs -r -P "$(nproc)" -L 1 sh -c 'compute-sanitizer --tool memcheck --error-exitcode 9 ./$0 --check --reps=0 --size=$1 --steps=13 > $0.memcheck.out 2>&1; echo "MEMCHECK variant=$0 exit=$?"' < memcheck.list >> "$log"
     grep '^MEMCHECK' "$log" | grep -v 'exit=0' && failed=1
     echo "memcheck: $(grep -c '^MEMCHECK.*exit=0' "$log") of $(wc -l < memcheck.list) clean"
   fi

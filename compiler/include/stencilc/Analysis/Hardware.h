@@ -2,7 +2,8 @@
 //
 // What the cost model knows of a GPU: its memory bandwidths and the peak of
 // every unit per type. Built-in descriptions come from datasheets
-// (`--gpu=a100-40|a100-80|h100-sxm|h100-pcie|h200`); `stencil-probe`
+// (`--gpu=a100-40|a100-80|h100-sxm|h100-pcie|h200`), plus the lent H200
+// as measured (`h200-measured`, the default); `stencil-probe`
 // measures a GPU and writes a description file that `--hw=FILE` loads:
 //
 //   # comment
@@ -79,7 +80,8 @@ struct HardwareDesc {
 std::optional<HardwareDesc> builtinHardware(llvm::StringRef name);
 /// The names builtinHardware knows, for messages and --help.
 llvm::StringRef builtinHardwareNames();
-/// The default: the GPU the project is calibrated on (h200).
+/// The default: the lent H200 as stencil-probe measured it
+/// (h200-measured), the ceilings the built-in weights were fitted against.
 HardwareDesc defaultHardware();
 
 /// Parses a description file held in buffer `bufferId` of the engine's
