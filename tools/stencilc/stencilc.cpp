@@ -346,11 +346,16 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
                  : s.hints.tf32 && *s.hints.tf32 ? Precision::TF32
                                                  : Precision::Exact;
   mo.target = req.target;
+  bool tensor = req.target && *req.target != Target::CudaCore;
+  // An explicit tensor-core target without --layout means decompose (the
+  // layout the model may choose only under --target=auto), so that
+  // --explain's choice is what gets generated.
   mo.layout = req.layout;
+  if (tensor && !mo.layout)
+    mo.layout = MatrixLayout::Decompose;
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
-  bool tensor = req.target && *req.target != Target::CudaCore;
   if (tensor && s.elemType == ElemType::F32 &&
       mo.precision == Precision::Exact) {
     diags.error(s.loc, "--target=" + targetName(*req.target) +
@@ -366,6 +371,7 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
                 req.morph);
   std::vector<CostCandidate> candidates;
   const CostCandidate *chosen = nullptr;
+  bool patchRequested = false;
   Strategy st;
   if (!fixed || explain || tuneOpt) {
     candidates = evaluateCandidates(s, mo, diags);
@@ -403,6 +409,12 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     if (req.layout && fixed && !tuneOpt)
       st.layout = *req.layout;
     if (st.layout == MatrixLayout::Morph && req.morph) {
+      // The model's depth with the requested patch: its prediction was for
+      // another (r1, r2), so the note does not quote it.
+      if (chosen && (st.r1 != req.morph->first || st.r2 != req.morph->second)) {
+        chosen = nullptr;
+        patchRequested = true;
+      }
       st.r1 = req.morph->first;
       st.r2 = req.morph->second;
     } else if (fixed && !tuneOpt) {
@@ -422,6 +434,10 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   if (tuneOpt)
     notes.back() = "Strategy: " + st.label() +
                    ", the fastest measured by stencilc --tune.";
+  else if (patchRequested)
+    notes.back() = "Strategy: " + st.label() +
+                   ": (r1, r2) as requested, the rest chosen by the cost "
+                   "model.";
   return notes;
 }
 
