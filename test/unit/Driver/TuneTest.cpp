@@ -151,7 +151,8 @@ protected:
   }
   /// The temporary directory of tune(): where the fake stencilc wrote.
   std::string tuneDir() const {
-    llvm::StringRef args = read("stencilc.args");
+    const std::string text = read("stencilc.args");
+    llvm::StringRef args = text;
     size_t at = args.find(" -o ");
     if (at == llvm::StringRef::npos)
       return "";
