@@ -67,9 +67,11 @@ def load(args):
 WIDTH = {"f16": "half", "bf16": "half", "f32": "f32", "f64": "f64"}
 
 
-def group(ty, label, row):
-    """The CostWeights kind of a candidate: unit.kernel.width."""
-    return "%s.%s.%s" % (label.split()[0], row["kernel"], WIDTH[ty])
+def group(ex, ty, label, row):
+    """The CostWeights kind of a candidate: unit.kernel.width, and the
+    dimension for CUDA cores (which the hold-out check favoured)."""
+    kind = "%s.%s.%s" % (label.split()[0], row["kernel"], WIDTH[ty])
+    return kind + (".%dd" % DIMS[ex] if kind.startswith("cuda-core") else "")
 
 
 def features(r):
@@ -100,14 +102,15 @@ def fit(cases, model, examples):
         rows = model[(ex, ty, "tf32" if ty == "f32" else "exact")]
         for label, m in got.items():
             if m and label in rows:
-                g = data.setdefault(group(ty, label, rows[label]), ([], []))
+                g = data.setdefault(group(ex, ty, label, rows[label]),
+                                    ([], []))
                 g[0].append(features(rows[label]))
                 g[1].append(1.0 / m)
     return {g: nnls(xs, ys) for g, (xs, ys) in data.items()}
 
 
-def predict(r, ty, label, weights):
-    w = weights.get(group(ty, label, r), [1.0, 1.0, 1.0])
+def predict(r, ex, ty, label, weights):
+    w = weights.get(group(ex, ty, label, r), [1.0, 1.0, 1.0])
     t = sum(a * b for a, b in zip(w, features(r)))
     return 1.0 / t if t > 0 else 0.0
 
@@ -119,7 +122,7 @@ def score(cases, model, weights, examples):
             continue
         got = cases[(ex, ty)]
         allowed = {l: r for l, r in rows.items() if r["allowed"] == "yes"}
-        pred = {l: (predict(r, ty, l, weights) if weights is not None
+        pred = {l: (predict(r, ex, ty, l, weights) if weights is not None
                     else r["predicted"]) for l, r in allowed.items()}
         timed = {l: got[l] for l in allowed if got.get(l)}
         if not timed:
@@ -201,7 +204,7 @@ def main():
         check = models(args, cases, hw)
         for key, rows in check.items():
             for l, r in rows.items():
-                p = predict(model[key][l], key[1], l, weights)
+                p = predict(model[key][l], key[0], key[1], l, weights)
                 assert abs(r["predicted"] - p) <= 0.01 * p + 0.1, (key, l)
     model = models(args, cases, hw)
     verdicts, errors = score(cases, model, None, examples)

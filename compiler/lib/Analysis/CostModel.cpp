@@ -273,7 +273,7 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   c.tGlobal = global / hw.bandwidth * 1e9;
   c.tShared = shared / hw.sharedBandwidth * 1e9;
   c.tCompute = x.flops1 * rho / hw.cudaCorePeak(s.elemType) * 1e9;
-  finish(c, hw.weights.lookup("cuda-core", c.kernel, s.elemType));
+  finish(c, hw.weights.lookup("cuda-core", c.kernel, s.elemType, s.dims));
   return c;
 }
 
@@ -324,7 +324,7 @@ std::optional<CostCandidate> tensorCoreCandidate(const Context &x,
     loads /= p.packed->tilesK;
   c.tShared = loads * 4 / t / hw.sharedBandwidth * 1e9;
   finish(c, hw.weights.lookup(targetName(st.target), c.kernel,
-                              x.s.elemType));
+                              x.s.elemType, x.s.dims));
   return c;
 }
 

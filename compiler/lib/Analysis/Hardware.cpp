@@ -112,25 +112,27 @@ bool parseWeight(HardwareDesc &hw, llvm::StringRef key, llvm::StringRef value,
                  llvm::SMLoc keyLoc, llvm::SMLoc valueLoc,
                  llvm::StringMap<llvm::SMLoc> &seen, bool &weightsGiven,
                  DiagnosticEngine &diags) {
-  llvm::SmallVector<llvm::StringRef, 5> parts;
+  llvm::SmallVector<llvm::StringRef, 6> parts;
   key.split(parts, '.');
   static const char *const resources[] = {"dram", "shared", "compute"};
   int resource = -1;
-  for (int r = 0; r < 3 && parts.size() == 5; ++r)
-    if (parts[4] == resources[r])
+  bool shape = parts.size() == 5 || parts.size() == 6;
+  for (int r = 0; r < 3 && shape; ++r)
+    if (parts.back() == resources[r])
       resource = r;
   auto oneOf = [&](size_t i, std::initializer_list<llvm::StringRef> words) {
     return llvm::is_contained(words, parts[i]);
   };
-  bool known = parts.size() == 5 && resource >= 0 &&
+  bool known = shape && resource >= 0 &&
                oneOf(1, {"cuda-core", "tc", "sptc"}) &&
                oneOf(2, {"cuda-core", "rolling", "uniform", "table"}) &&
-               oneOf(3, {"half", "f32", "f64"});
+               oneOf(3, {"half", "f32", "f64"}) &&
+               (parts.size() == 5 || oneOf(4, {"1d", "2d", "3d"}));
   if (!known) {
     diags.error(keyLoc, "unknown weight '" + key +
                             "'; expected weight.<cuda-core|tc|sptc>."
-                            "<cuda-core|rolling|uniform|table>.<half|f32|f64>."
-                            "<dram|shared|compute>");
+                            "<cuda-core|rolling|uniform|table>.<half|f32|f64>"
+                            "[.<1d|2d|3d>].<dram|shared|compute>");
     return false;
   }
   auto [prev, inserted] = seen.try_emplace(key, keyLoc);
@@ -150,6 +152,8 @@ bool parseWeight(HardwareDesc &hw, llvm::StringRef key, llvm::StringRef value,
     hw.weights.byKind.clear();
   weightsGiven = true;
   std::string kind = (parts[1] + "." + parts[2] + "." + parts[3]).str();
+  if (parts.size() == 6)
+    kind += "." + parts[4].str();
   auto [it, fresh] = hw.weights.byKind.try_emplace(
       kind, std::array<double, 3>{0, 0, 0});
   it->second[resource] = v;
@@ -342,9 +346,11 @@ std::string CostWeights::key(llvm::StringRef unit, llvm::StringRef kernel,
 
 std::array<double, 3> CostWeights::lookup(llvm::StringRef unit,
                                           llvm::StringRef kernel,
-                                          ElemType type) const {
+                                          ElemType type, int dims) const {
   std::string exact = key(unit, kernel, type);
-  auto it = byKind.find(exact);
+  auto it = byKind.find(exact + "." + std::to_string(dims) + "d");
+  if (it == byKind.end())
+    it = byKind.find(exact);
   if (it != byKind.end())
     return it->second;
   // The mean over kinds sharing a prefix: unit and width, then unit.

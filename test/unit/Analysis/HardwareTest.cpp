@@ -30,7 +30,8 @@ TEST(Hardware, BuiltinsFromDatasheets) {
 TEST(Hardware, PrintParseRoundTrip) {
   HardwareDesc hw = *builtinHardware("a100-40");
   hw.weights.byKind = {{"tc.table.half", {0.5, 2, 0}},
-                       {"sptc.rolling.f32", {1, 0, 3}}};
+                       {"sptc.rolling.f32", {1, 0, 3}},
+                       {"tc.table.half.3d", {7, 7, 7}}};
   DiagCapture d;
   std::optional<HardwareDesc> back =
       parseHardware(d.addSource(printHardware(hw)), d.diags);
@@ -41,13 +42,18 @@ TEST(Hardware, PrintParseRoundTrip) {
   EXPECT_DOUBLE_EQ(back->tensorCore[2], hw.tensorCore[2]);
   EXPECT_DOUBLE_EQ(back->sharedBandwidth, hw.sharedBandwidth);
   EXPECT_EQ(back->weights.byKind, hw.weights.byKind);
-  // Kinds the calibration never saw: the mean of the unit and width, then
-  // of the unit, then ones.
-  EXPECT_EQ(back->weights.lookup("tc", "uniform", ElemType::BF16),
+  // Kinds the calibration never saw: the mean of the unit and width (its
+  // dimension-specific weights aside), then of the unit, then ones.
+  EXPECT_EQ(back->weights.lookup("tc", "uniform", ElemType::BF16, 2),
             (std::array<double, 3>{0.5, 2, 0}));
-  EXPECT_EQ(back->weights.lookup("sptc", "table", ElemType::F64),
+  // A kind's weights for one dimension take precedence.
+  EXPECT_EQ(back->weights.lookup("tc", "table", ElemType::F16, 3),
+            (std::array<double, 3>{7, 7, 7}));
+  EXPECT_EQ(back->weights.lookup("tc", "table", ElemType::F16, 2),
+            (std::array<double, 3>{0.5, 2, 0}));
+  EXPECT_EQ(back->weights.lookup("sptc", "table", ElemType::F64, 2),
             (std::array<double, 3>{1, 0, 3}));
-  EXPECT_EQ(back->weights.lookup("cuda-core", "cuda-core", ElemType::F32),
+  EXPECT_EQ(back->weights.lookup("cuda-core", "cuda-core", ElemType::F32, 1),
             (std::array<double, 3>{1, 1, 1}));
 }
 

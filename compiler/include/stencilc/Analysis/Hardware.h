@@ -38,20 +38,25 @@ namespace stencilc {
 /// Adding, not taking the largest, is what the measurements show: the
 /// kernels are latency bound and overlap little. The weights depend on the
 /// unit (cuda-core, tc, sptc), the kernel kind the emitter prints
-/// (cuda-core; for tensor cores rolling, uniform or table) and the element
-/// width (half: f16 and bf16; f32; f64). They were fitted on the lent H200
-/// by test/gpu/calibrate.py (docs/cost-model.md); a description file may
-/// set them (`weight.<unit>.<kernel>.<half|f32|f64>.<dram|shared|compute>`).
+/// (cuda-core; for tensor cores rolling, uniform or table), the element
+/// width (half: f16 and bf16; f32; f64) and, where the calibration found
+/// it matters (the CUDA-core kernels), the dimension. They were fitted on
+/// the lent H200 by test/gpu/calibrate.py (docs/cost-model.md); a
+/// description file may set them
+/// (`weight.<unit>.<kernel>.<half|f32|f64>[.<1d|2d|3d>].<dram|shared|compute>`).
 struct CostWeights {
-  /// Keyed "unit.kernel.width", e.g. "sptc.rolling.half".
+  /// Keyed "unit.kernel.width" or "unit.kernel.width.Nd", e.g.
+  /// "sptc.rolling.half" or "cuda-core.cuda-core.f32.3d".
   std::map<std::string, std::array<double, 3>> byKind;
 
   static std::string key(llvm::StringRef unit, llvm::StringRef kernel,
                          ElemType type);
-  /// The weights of `key`; a kind the calibration never saw takes the mean
-  /// of the same unit and width, then of the unit, then {1, 1, 1}.
+  /// The weights of a kind in `dims` dimensions: the key with the
+  /// dimension, else without; a kind the calibration never saw takes the
+  /// mean of the same unit and width (dimension-specific weights aside),
+  /// then of the unit, then {1, 1, 1}.
   std::array<double, 3> lookup(llvm::StringRef unit, llvm::StringRef kernel,
-                               ElemType type) const;
+                               ElemType type, int dims) const;
 };
 
 struct HardwareDesc {
