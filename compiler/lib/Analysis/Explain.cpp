@@ -19,21 +19,6 @@ std::string shapeText(const CostCandidate &c) {
   return c.strategy.target == Target::CudaCore ? "-" : c.shape.name();
 }
 
-/// The peak the candidate's unit reaches on `hw`, flop/s.
-double unitPeak(const CostCandidate &c, const Stencil &s,
-                const HardwareDesc &hw) {
-  int type = static_cast<int>(c.shape.type);
-  switch (c.strategy.target) {
-  case Target::CudaCore:
-    return hw.cudaCorePeak(s.elemType);
-  case Target::TensorCore:
-    return hw.tensorCore[type];
-  case Target::SparseTensorCore:
-    return hw.sparseTensorCore[type];
-  }
-  return 0;
-}
-
 std::string escapeXml(llvm::StringRef text) {
   std::string out;
   for (char c : text) {

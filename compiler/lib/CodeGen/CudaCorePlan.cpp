@@ -26,8 +26,9 @@ int64_t stencilc::maxSharedBytesPerBlock(GpuArch arch) {
 
 /// The automatic fusion depth: a fused halo t*r of about 8 points in 1-D and
 /// 2-D and 2 in 3-D, where the recomputed halo is a large share of the tile.
-/// Read off the fusion sweep of docs/benchmarks.md (H200, f32); the cost
-/// model will replace it.
+/// Read off the fusion sweep of docs/benchmarks.md (H200, f32). stencilc
+/// itself always passes the cost model's depth (Analysis/CostModel); this
+/// remains the depth for callers that plan without the model.
 static int autoFuse(const Stencil &s) {
   int r = 0;
   for (int a = 0; a < s.dims; ++a)

@@ -15,8 +15,11 @@
 //   data_trans = k' (m'/2 + n') elements per direction             (eq. 10)
 //   T        = max(T_comp, T_mem)                                  (eq. 6)
 //
-// The hardware numbers default to the H200 datasheet (PTX.md); the
-// cost-model issue replaces them with measured ones.
+// The hardware numbers default to the H200 datasheet (PTX.md). The cost
+// model (Analysis/CostModel) uses this search only to pick each layout's
+// depth and (r1, r2), then predicts every candidate with the measured GPU
+// description; feeding that description here too would change which
+// candidates exist, so it waits for a new calibration run.
 //
 //===----------------------------------------------------------------------===//
 
