@@ -76,7 +76,7 @@ sizes_for() { # dims -> check sizes
   case $1 in
     1) echo "77 10007 1000003" ;;
     2) echo "37x29 131x257 1000x999" ;;
-    3) echo "13x17x19 67x45x71" ;;
+    3) echo "13x17x19 67x45x71 131x37x70" ;;
   esac
 }
 bench_size() {
@@ -129,15 +129,15 @@ CHECK
       fi
     done
   fi
-  # compute-sanitizer's memcheck on every tensor-core variant at one small
-  # odd size: an out-of-bounds read that lands in allocated memory passes
+  # compute-sanitizer's memcheck on every tensor-core variant and a few
+  # CUDA-core ones at one small odd size: an out-of-bounds read that lands in allocated memory passes
   # --check, so only the sanitizer sees it.
   if [ "${MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
     : > memcheck.list
     for ex in "${examples[@]}"; do
       local d; d=$(dims_of "$ex")
       local sz; sz=$(sizes_for "$d" | cut -d' ' -f2)
-      for bin in $(ls "$ex".*.*tc* 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$'); do
+      for bin in $(ls "$ex".*.*tc* "$ex".f32.auto "$ex".f32.3 "$ex".f64.auto 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$'); do
         echo "$bin $sz" >> memcheck.list
       done
     done

@@ -162,8 +162,11 @@ double flopsPerStep(const Stencil &s) {
 
 /// The distinct grid reads of one step; with `dropAxis0`, reads that differ
 /// only along axis 0 count once (the CUDA-core kernel's strips keep that
-/// window in registers).
-double distinctReads(const Stencil &s, bool dropAxis0) {
+/// window in registers); with `offColumnOnly`, reads of the point's own
+/// column are left out, and the count may be 0 (the streaming kernel keeps
+/// them in registers).
+double distinctReads(const Stencil &s, bool dropAxis0,
+                     bool offColumnOnly = false) {
   std::set<std::pair<int, std::array<int, kMaxDims>>> reads;
   std::vector<bool> live = s.graph.reachable(s.roots());
   for (size_t i = 0; i < live.size(); ++i) {
@@ -171,10 +174,16 @@ double distinctReads(const Stencil &s, bool dropAxis0) {
     if (!live[i] || n.op != Op::Read)
       continue;
     std::array<int, kMaxDims> off{};
-    for (int a = dropAxis0 ? 1 : 0; a < s.dims; ++a)
+    bool ownColumn = true;
+    for (int a = dropAxis0 ? 1 : 0; a < s.dims; ++a) {
       off[a] = n.offset[a];
-    reads.insert({n.index, off});
+      ownColumn &= a == 0 || n.offset[a] == 0;
+    }
+    if (!offColumnOnly || !ownColumn)
+      reads.insert({n.index, off});
   }
+  if (offColumnOnly)
+    return static_cast<double>(reads.size());
   return std::max<double>(1, reads.size());
 }
 
@@ -241,7 +250,9 @@ void finish(CostCandidate &c, const std::array<double, 3> &w) {
 /// The CUDA-core kernel at depth t: each block loads its tile plus a halo
 /// of t*r, computes a region that shrinks by r per step (the recomputed
 /// halo makes the work rho times the useful work), and reads shared memory
-/// once per distinct read of a point (once per column along a strip).
+/// once per distinct read of a point (once per column along a strip). The
+/// streaming kernel has no halo work along axis 0 and reads only the taps
+/// off the thread's own column from shared memory.
 std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   const Stencil &s = x.s;
   const HardwareDesc &hw = x.o.hw;
@@ -257,19 +268,27 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
     outputs *= p->tile[a];
     box *= p->box(a);
   }
+  // The streaming kernel recomputes no halo along axis 0, and reads its
+  // own column from registers.
+  int first = p->stream ? 1 : 0;
   for (int k = 1; k <= t; ++k) {
     double region = 1;
-    for (int a = 0; a < s.dims; ++a)
+    for (int a = first; a < s.dims; ++a)
       region *= p->tile[a] + 2.0 * p->radius[a] * (t - k);
     work += region;
   }
+  for (int a = 0; a < first; ++a)
+    work *= p->tile[a];
   double rho = work / (t * outputs);
   double elem = elemTypeBytes(s.elemType);
   // The global traffic of the unfused step, with reads over the box.
   double reads = x.bytes1 / elem - p->numUpdated;
   double global = elem * (reads * box / outputs + p->numUpdated) / t;
-  double shared = elem * rho *
-                  (distinctReads(s, p->strip > 1) + p->numUpdated);
+  double sharedReads = p->stream ? distinctReads(s, false, true)
+                                 : distinctReads(s, p->strip > 1);
+  double shared = elem * rho * (sharedReads + p->numUpdated);
+  if (p->stream)
+    c.kernel = "stream";
   c.tGlobal = global / hw.bandwidth * 1e9;
   c.tShared = shared / hw.sharedBandwidth * 1e9;
   c.tCompute = x.flops1 * rho / hw.cudaCorePeak(s.elemType) * 1e9;

@@ -45,10 +45,44 @@ static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
   return 2 * p.numUpdated * elems * elemTypeBytes(s.elemType);
 }
 
+/// The streaming plan, where it applies: one grid in 3-D, and a slab whose
+/// halo leaves most threads computing outputs. In 2-D the box kernel's
+/// strips were faster on every benchmark shape (docs/benchmarks.md, the
+/// streaming kernel's sweep), so 2-D keeps it; the kernel itself is written
+/// for 2-D and 3-D alike.
+static std::optional<CudaCorePlan> planStream(const Stencil &s,
+                                              CudaCorePlan p, GpuArch arch) {
+  if (s.grids.size() != 1 || s.dims != 3)
+    return std::nullopt;
+  p.stream = true;
+  p.strip = 1;
+  // 32 x 32 threads, the most a block may have: the fastest of 32 x 16 and
+  // 32 x 32 threads in the sweep.
+  p.tile = {128, 32 - 2 * p.halo(1), 32 - 2 * p.halo(2)};
+  for (int a = 1; a < s.dims; ++a)
+    if (p.tile[a] < 8)
+      return std::nullopt;
+  p.threads = p.slab();
+  // 4 planes between barriers where the rings fit (the sweep's best), else
+  // 2, else 1.
+  for (int rows : {4, 2, 1}) {
+    p.rows = rows;
+    p.ring = 1;
+    while (p.ring < 2 * (p.rows + p.radius[0]))
+      p.ring *= 2;
+    p.sharedBytes = static_cast<int64_t>(p.fuse) * p.ring * p.slab() *
+                    elemTypeBytes(s.elemType);
+    if (p.sharedBytes <= maxSharedBytesPerBlock(arch))
+      return p;
+  }
+  return std::nullopt;
+}
+
 std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
                                                    std::optional<int> fuse,
                                                    GpuArch arch,
-                                                   DiagnosticEngine &diags) {
+                                                   DiagnosticEngine &diags,
+                                                   bool allowStream) {
   CudaCorePlan p;
   bool byModel = false;
   if (!fuse) {
@@ -61,6 +95,9 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     p.numUpdated += g.updated;
   for (int a = 0; a < s.dims; ++a)
     p.radius[a] = s.updatedRadius(a);
+  if (allowStream)
+    if (std::optional<CudaCorePlan> sp = planStream(s, p, arch))
+      return sp;
   // Default tiles: long along the contiguous axis for coalesced access.
   static const std::array<int, kMaxDims> kTiles[kMaxDims] = {
       {2048, 1, 1}, {32, 128, 1}, {16, 8, 32}};

@@ -11,6 +11,8 @@
 //     which lies inside the same tile and was computed at the same step;
 //   - fixed bands copy their previous value.
 // This reproduces step-by-step application exactly (docs/language.md).
+// A 3-D stencil of one grid streams along axis 0 instead (emitStreamKernel,
+// docs/architecture.md), under the same boundary rules.
 //
 //===----------------------------------------------------------------------===//
 
@@ -129,8 +131,14 @@ private:
   void emitConstants();
   void emitArgs();
   void emitGlobalReads();
+  /// A device read's boundary rules at local l and global q: dirichlet
+  /// axes return their constant, clamp and fixed axes move l to the edge.
+  void emitReadBoundaries(const Grid &grid);
   void emitSharedReads();
   void emitComputeStep();
+  /// The block's box origins o<a> along axes 1.., leaving the tile index
+  /// along axis 0 in sc_rest.
+  void emitTileOrigins();
   void emitKernel();
   void emitRun();
   /// Prints the nodes `ids` (in topological order) as `const T NAME =
@@ -141,6 +149,10 @@ private:
   /// The nodes the updates need, in topological order.
   std::vector<int> liveNodes(const std::vector<int> &roots) const;
   void emitComputeStrip();
+  void emitStreamConstants();
+  void emitStreamReads();
+  void emitStreamLevel(int k);
+  void emitStreamKernel();
   void emitStripWindow(int grid, const Offset &inner, int lo, int hi,
                        const std::string &prefix);
   std::string frozenCondition(int g, const std::string &nExpr) const;
@@ -207,7 +219,8 @@ void StencilEmitter::emitConstants() {
   out.line("using Elem = {};", elem);
   out.line("using Comp = {};", comp);
   out.line("constexpr int kFuse = {};", plan.fuse);
-  out.line("constexpr int kThreads = {};", plan.threads);
+  out.line("constexpr int kThreads = {};{}", plan.threads,
+           plan.stream ? " // one per point of the slab box" : "");
   if (plan.strip > 1)
     out.line("constexpr int kV = {}; // strip length along axis 0",
              plan.strip);
@@ -230,6 +243,10 @@ void StencilEmitter::emitConstants() {
              std::string i = std::to_string(a);
              return "kH" + i + " = kFuse * kR" + i;
            }));
+  if (plan.stream) {
+    emitStreamConstants();
+    return;
+  }
   out.line("constexpr int {};", axes([](int a) {
              std::string i = std::to_string(a);
              return "kB" + i + " = kT" + i + " + 2 * kH" + i;
@@ -295,6 +312,21 @@ void StencilEmitter::emitGlobalReads() {
   out.blank();
 }
 
+void StencilEmitter::emitReadBoundaries(const Grid &grid) {
+  for (int a = 0; a < D; ++a)
+    if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
+      out.line("if (q{0} < 0 || q{0} >= a.n{0})\n  return Comp({1});", a,
+               literal(grid.boundary[a].value, false));
+  for (int a = 0; a < D; ++a) {
+    BoundaryKind k = grid.boundary[a].kind;
+    if (k == BoundaryKind::Clamp || k == BoundaryKind::Fixed)
+      out.line("if (q{0} < 0)\n  l{0} -= static_cast<int>(q{0});\n"
+               "else if (q{0} >= a.n{0})\n"
+               "  l{0} -= static_cast<int>(q{0} - (a.n{0} - 1));",
+               a);
+  }
+}
+
 void StencilEmitter::emitSharedReads() {
   out.line("// Shared-memory reads of an updated grid at tile coordinates l "
            "and global q;");
@@ -310,18 +342,7 @@ void StencilEmitter::emitSharedReads() {
         ", const Args &a)");
     {
       auto edge = out.scope("if constexpr (Edge)");
-      for (int a = 0; a < D; ++a)
-        if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
-          out.line("if (q{0} < 0 || q{0} >= a.n{0})\n  return Comp({1});",
-                   a, literal(grid.boundary[a].value, false));
-      for (int a = 0; a < D; ++a) {
-        BoundaryKind k = grid.boundary[a].kind;
-        if (k == BoundaryKind::Clamp || k == BoundaryKind::Fixed)
-          out.line("if (q{0} < 0)\n  l{0} -= static_cast<int>(q{0});\n"
-                   "else if (q{0} >= a.n{0})\n"
-                   "  l{0} -= static_cast<int>(q{0} - (a.n{0} - 1));",
-                   a);
-      }
+      emitReadBoundaries(grid);
       bool any = false;
       for (int a = 0; a < D; ++a)
         any |= grid.boundary[a].kind != BoundaryKind::Periodic;
@@ -643,6 +664,16 @@ void StencilEmitter::emitComputeStrip() {
   }
 }
 
+void StencilEmitter::emitTileOrigins() {
+  out.line("long long sc_rest = blockIdx.x;");
+  for (int a = D - 1; a >= 1; --a) {
+    out.line("const long long sc_tiles{0} = (a.n{0} + kT{0} - 1) / kT{0};", a);
+    out.line("const long long o{0} = sc_rest % sc_tiles{0} * kT{0} - kH{0};",
+             a);
+    out.line("sc_rest /= sc_tiles{};", a);
+  }
+}
+
 void StencilEmitter::emitKernel() {
   out.line("__global__ void __launch_bounds__(kThreads) {}_kernel(const Args "
            "a) {{",
@@ -654,13 +685,7 @@ void StencilEmitter::emitKernel() {
              "kBufElems;",
              name(updated[k]), 2 * k);
   out.line("// blockIdx.x numbers the tiles, the last axis fastest.");
-  out.line("long long sc_rest = blockIdx.x;");
-  for (int a = D - 1; a >= 1; --a) {
-    out.line("const long long sc_tiles{0} = (a.n{0} + kT{0} - 1) / kT{0};", a);
-    out.line("const long long o{0} = sc_rest % sc_tiles{0} * kT{0} - kH{0};",
-             a);
-    out.line("sc_rest /= sc_tiles{};", a);
-  }
+  emitTileOrigins();
   out.line("const long long o0 = sc_rest * kT0 - kH0;");
   if (tcPlan) {
     out.line("// Tiles the tensor-core kernel covers whole are its alone.");
@@ -814,6 +839,301 @@ void StencilEmitter::emitKernel() {
   out.blank();
 }
 
+//===- The streaming kernel ----------------------------------------------===//
+//
+// One thread per point of the slab box (axes 1..); the block walks its
+// segment of axis 0 row by row (plane by plane in 3-D). Iteration j loads
+// row j of the segment's window into level 0, and level k computes row
+// j - k * kD from the rows level k - 1 made in earlier iterations, so one
+// barrier per iteration separates every write from every read. A level's
+// rows live twice: in the thread's registers (q<k>_<m>, the reads of its
+// own column) and in a ring of kRing slabs in shared memory (the reads of
+// other columns). Rows of a level before its first valid one hold garbage
+// that no valid row reads.
+
+/// The ring slot of window row `row`: `row & (kRing - 1)`, parenthesised.
+std::string ringSlot(const std::string &row) {
+  bool bare = row.find(' ') == std::string::npos;
+  return "(" + (bare ? row : "(" + row + ")") + " & (kRing - 1))";
+}
+
+/// The streaming kernel's constants after those it shares with the box
+/// kernel (emitConstants).
+void StencilEmitter::emitStreamConstants() {
+  std::string slab;
+  for (int a = 1; a < D; ++a) {
+    std::string i = std::to_string(a);
+    out.line("constexpr int kB{0} = kT{0} + 2 * kH{0};", a);
+    slab += (a > 1 ? " * kB" : "kB") + i;
+  }
+  out.line("constexpr int kSlab = {};", slab);
+  out.line("static_assert(kSlab == kThreads, \"one thread per slab point\");");
+  out.line("constexpr int kV = {}; // rows per iteration", plan.rows);
+  out.line("constexpr int kD = kV + kR0; // rows between consecutive levels");
+  out.line("constexpr int kRing = {}; // slabs per level, >= 2 * (kV + kR0)",
+           plan.ring);
+  out.line("static_assert((kRing & (kRing - 1)) == 0 && kRing >= 2 * (kV + "
+           "kR0), \"ring too small\");");
+  out.line("constexpr size_t kSmemBytes = size_t(kFuse) * kRing * kSlab * "
+           "sizeof(Elem);");
+  out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
+           plan.sharedBytes);
+  out.blank();
+}
+
+void StencilEmitter::emitStreamReads() {
+  const Grid &grid = s.grids[updated.front()];
+  out.line("// A read of level ring `s` at window row `rel` and slab point l, "
+           "global q, through");
+  out.line("// the boundary conditions (points near the domain's edge "
+           "only).");
+  std::string slabArgs;
+  for (int a = 1; a < D; ++a)
+    slabArgs += ", int l" + std::to_string(a);
+  auto fn = out.scope(
+      "__device__ __forceinline__ Comp sring_" + grid.name +
+      "(const Elem *s, int l0" + slabArgs + ", " +
+      axes([](int a) { return "long long q" + std::to_string(a); }) +
+      ", const Args &a)");
+  emitReadBoundaries(grid);
+  std::string index = "(l0 & (kRing - 1)) * kSlab + ";
+  index += D == 2 ? "l1" : "l1 * kB2 + l2";
+  out.line("return stencilc::rt::Convert<Comp>::from(s[{}]);", index);
+  out.blank();
+}
+
+void StencilEmitter::emitStreamLevel(int k) {
+  const int g = updated.front();
+  const Grid &grid = s.grids[g];
+  const int r0 = plan.radius[0];
+  const int V = plan.rows;
+  auto blk = out.scope("if constexpr (" + std::to_string(k) + " <= NT)");
+  out.line("// Level {0} makes window rows sc_rel .. sc_rel + kV - 1 from "
+           "level {1}'s rows",
+           k, k - 1);
+  out.line("// sc_rel - kR0 .. sc_rel + kV - 1 + kR0, q{}_0 .. q{}_{}.", k - 1,
+           k - 1, V + 2 * r0 - 1);
+  out.line("const int sc_rel = j * kV - {} * kD;", k);
+  out.line("const Elem *const sc_src = sc_ring + {} * kRing * kSlab;", k - 1);
+  std::string zero = "stencilc::rt::Convert<Elem>::from(" +
+                     std::string(compFloat ? "0.0f" : "0.0") + ")";
+  std::string decl = "Elem ";
+  for (int m = 0; m < V; ++m)
+    decl += std::string(m ? ", " : "") + "sc_e" + std::to_string(m) + " = " +
+            zero;
+  out.line("{};", decl);
+  std::vector<int> live = liveNodes(s.roots());
+  const Update &u = *s.updateOf(g);
+  auto vName = [](int i) { return "v" + std::to_string(i); };
+  std::string keep;
+  for (int a = 0; a < D; ++a)
+    if (grid.boundary[a].kind != BoundaryKind::Periodic)
+      keep += std::string(keep.empty() ? "" : " && ") + "g" +
+              std::to_string(a) + " >= 0 && g" + std::to_string(a) +
+              " < a.n" + std::to_string(a);
+  std::string frozen = frozenCondition(g, "a.n");
+  {
+    auto in = out.scope("if (" + std::to_string(k) + " <= sc_depth)");
+    {
+      auto edge = out.scope("if (sc_slabEdge || sc_rel < sc_edgeLo || "
+                            "sc_rel + kV > sc_edgeHi)");
+      out.line("// Near the domain's edge: through the boundary conditions.");
+      for (int m = 0; m < V; ++m) {
+        auto row = out.scope("");
+        std::string rel = plus("sc_rel", m);
+        out.line("const long long g0 = sc_first + {};", rel);
+        auto kept = out.scope("if (" + (keep.empty() ? "true" : keep) + ")");
+        emitNodes(live, /*forDevice=*/true, vName, [&](const Node &n) {
+          std::string slabArgs;
+          for (int a = 1; a < D; ++a)
+            slabArgs += ", " + plus("l" + std::to_string(a), n.offset[a]);
+          return "sring_" + grid.name + "(sc_src, " +
+                 plus("sc_rel", m + n.offset[0]) + slabArgs + ", " +
+                 axes([&](int a) {
+                   return plus("g" + std::to_string(a), n.offset[a]);
+                 }) +
+                 ", a)";
+        });
+        if (frozen.empty())
+          out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
+                   u.root);
+        else
+          out.line("sc_e{0} = ({1}) ? sc_src[{2} * kSlab + threadIdx.x] : "
+                   "stencilc::rt::Convert<Elem>::from(v{3});",
+                   m, frozen, ringSlot(rel), u.root);
+      }
+    }
+    {
+      auto inside = out.scope("else");
+      for (int m = 0; m < V; ++m) {
+        auto row = out.scope("");
+        // The thread's own column from registers, the others from the ring.
+        emitNodes(live, /*forDevice=*/true, vName, [&](const Node &n) {
+          bool ownColumn = true;
+          for (int a = 1; a < D; ++a)
+            ownColumn &= n.offset[a] == 0;
+          if (ownColumn)
+            return "q" + std::to_string(k - 1) + "_" +
+                   std::to_string(m + r0 + n.offset[0]);
+          int d = D == 2 ? n.offset[1]
+                         : n.offset[1] * plan.box(2) + n.offset[2];
+          return "stencilc::rt::Convert<Comp>::from(sc_src[" +
+                 ringSlot(plus("sc_rel", m + n.offset[0])) + " * kSlab + " +
+                 plus("threadIdx.x", d) + "])";
+        });
+        out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
+                 u.root);
+      }
+    }
+  }
+  {
+    auto last = out.scope("if constexpr (" + std::to_string(k) + " == NT)");
+    auto mine = out.scope("if (sc_mine)");
+    for (int m = 0; m < V; ++m)
+      out.line("if ({0} >= kH0 && {0} < sc_outHi)\n"
+               "  sc_outCol[(sc_first + {0}) * sc_stride] = sc_e{1};",
+               plus("sc_rel", m), m);
+  }
+  if (k < plan.fuse) {
+    auto more = out.scope("else");
+    for (int m = 0; m < V; ++m)
+      out.line("sc_ring[({} * kRing + {}) * kSlab + threadIdx.x] = sc_e{};",
+               k, ringSlot(plus("sc_rel", m)), m);
+    for (int m = 0; m < 2 * r0; ++m)
+      out.line("q{0}_{1} = q{0}_{2};", k, m, m + V);
+    for (int m = 0; m < V; ++m)
+      out.line("q{}_{} = stencilc::rt::Convert<Comp>::from(sc_e{});", k,
+               2 * r0 + m, m);
+  }
+}
+
+void StencilEmitter::emitStreamKernel() {
+  const Grid &grid = s.grids[updated.front()];
+  const int r0 = plan.radius[0];
+  const int V = plan.rows;
+  out.line("// NT, the levels of this pass, is kFuse but in the last pass.");
+  out.line("template <int NT>");
+  out.line("__global__ void __launch_bounds__(kThreads) {}_kernel(const Args "
+           "a) {{",
+           s.name);
+  out.indent();
+  out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
+  out.line("Elem *const sc_ring = reinterpret_cast<Elem *>(sc_smem);");
+  out.line("// blockIdx.x numbers the tiles, the last axis fastest; a tile "
+           "is a slab of the");
+  out.line("// other axes times a segment of kT0 rows of axis 0.");
+  emitTileOrigins();
+  out.line("const long long sc_s0 = sc_rest * kT0;");
+  out.line("const long long sc_first = sc_s0 - kH0; // window row 0");
+  if (D == 2) {
+    out.line("const int l1 = threadIdx.x;");
+  } else {
+    out.line("const int l2 = threadIdx.x % kB2, l1 = threadIdx.x / kB2;");
+  }
+  std::string slabIn, slabEdge, mine, depth;
+  for (int a = 1; a < D; ++a) {
+    std::string i = std::to_string(a);
+    out.line("const long long g{0} = o{0} + l{0};", a);
+    if (grid.boundary[a].kind == BoundaryKind::Periodic)
+      out.line("const long long q{0} = stencilc::rt::wrap(g{0}, a.n{0});", a);
+    else
+      out.line("const long long q{0} = g{0};", a);
+    slabIn += std::string(a > 1 ? " && " : "") + "q" + i + " >= 0 && q" + i +
+              " < a.n" + i;
+    slabEdge += std::string(a > 1 ? " || " : "") + "g" + i + " < kE" + i +
+                " || g" + i + " >= a.n" + i + " - kE" + i;
+    mine += std::string(a > 1 ? " && " : "") + "l" + i + " >= kH" + i +
+            " && l" + i + " < kH" + i + " + kT" + i + " && g" + i + " < a.n" +
+            i;
+    if (plan.radius[a] > 0) {
+      std::string term = "min(l" + i + ", kB" + i + " - 1 - l" + i +
+                         ") / kR" + i;
+      depth = depth.empty() ? term : "min(" + depth + ", " + term + ")";
+    }
+  }
+  out.line("const bool sc_slabEdge = {};", slabEdge);
+  out.line("// The output point of this thread's column, if it has one.");
+  out.line("const bool sc_mine = {};", mine);
+  out.line("// Level k is valid on slab points at least k radii inside the "
+           "box.");
+  out.line("const int sc_depth = {};", depth.empty() ? "kFuse" : depth);
+  out.line("const long long sc_stride = {};",
+           D == 2 ? std::string("a.n1") : std::string("a.n1 * a.n2"));
+  std::string colIdx = D == 2 ? "q1" : "q1 * a.n2 + q2";
+  std::string outIdx = D == 2 ? "g1" : "g1 * a.n2 + g2";
+  out.line("const bool sc_slabIn = {};", slabIn);
+  out.line("const Elem *const sc_inCol = a.in_{} + (sc_slabIn ? {} : 0);",
+           grid.name, colIdx);
+  out.line("Elem *const sc_outCol = a.out_{} + (sc_mine ? {} : 0);",
+           grid.name, outIdx);
+  out.line("// Window rows as ints: the domain's rows, the rows near its "
+           "edge, the outputs.");
+  out.line("constexpr long long kWindow = kT0 + 2 * kH0 + (kFuse + 2) * kD + "
+           "2 * kV;");
+  out.line("auto sc_window = [](long long v) {{\n"
+           "  return static_cast<int>(v < -1 ? -1 : v > kWindow ? kWindow : "
+           "v);\n}};");
+  out.line("const int sc_inLo = sc_window(-sc_first), sc_inHi = "
+           "sc_window(a.n0 - sc_first);");
+  out.line("const int sc_edgeLo = sc_window(kE0 - sc_first), sc_edgeHi = "
+           "sc_window(a.n0 - kE0 - sc_first);");
+  out.line("const int sc_outHi = sc_window(min(sc_s0 + kT0, a.n0) - "
+           "sc_first);");
+  out.line("// Loads window row `rel`: periodic axes wrap, points outside the "
+           "domain along");
+  out.line("// other axes read 0 and are never used as values.");
+  {
+    auto fn = out.scope("auto sc_load = [&](int rel) -> Elem", "};");
+    if (grid.boundary[0].kind == BoundaryKind::Periodic)
+      out.line("return sc_slabIn ? sc_inCol[stencilc::rt::wrap(sc_first + "
+               "rel, a.n0) * sc_stride] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);");
+    else
+      out.line("return sc_slabIn && rel >= sc_inLo && rel < sc_inHi ? "
+               "sc_inCol[(sc_first + rel) * sc_stride] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);");
+  }
+  out.line("// Level k's last kV + 2 * kR0 rows of this thread's column, "
+           "oldest first.");
+  for (int k = 0; k < plan.fuse; ++k) {
+    std::string decl = "Comp ";
+    for (int m = 0; m < V + 2 * r0; ++m)
+      decl += std::string(m ? ", " : "") + "q" + std::to_string(k) + "_" +
+              std::to_string(m) + " = 0";
+    out.line("{};", decl);
+  }
+  out.line("// The last iteration: level NT writes the segment's last row.");
+  out.line("const int sc_last = (sc_outHi - 1 + NT * kD) / kV;");
+  out.line("// The next iteration's rows are in flight during this one.");
+  out.line("Elem sc_next[kV];");
+  out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
+           "  sc_next[m] = sc_load(m);");
+  {
+    auto loop = out.scope("for (int j = 0; j <= sc_last; ++j)");
+    out.line("Elem sc_in[kV];");
+    out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
+             "  sc_in[m] = sc_next[m];\n"
+             "  sc_next[m] = sc_load((j + 1) * kV + m);\n}}");
+    out.line("// The deepest level first: each reads the registers of the "
+             "level below before");
+    out.line("// that level pushes this iteration's rows.");
+    for (int k = plan.fuse; k >= 1; --k)
+      emitStreamLevel(k);
+    out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
+             "  sc_ring[((j * kV + m) & (kRing - 1)) * kSlab + threadIdx.x] = "
+             "sc_in[m];");
+    for (int m = 0; m < 2 * r0; ++m)
+      out.line("q0_{} = q0_{};", m, m + V);
+    for (int m = 0; m < V; ++m)
+      out.line("q0_{} = stencilc::rt::Convert<Comp>::from(sc_in[{}]);",
+               2 * r0 + m, m);
+    out.line("__syncthreads();");
+  }
+  out.dedent();
+  out.line("}}");
+  out.blank();
+}
+
 void StencilEmitter::emitRun() {
   out.line("{},", entrySignature(true));
   out.line("                const Params &params, cudaStream_t stream,");
@@ -836,10 +1156,18 @@ void StencilEmitter::emitRun() {
            }, " * "));
   out.line("if (sc_tiles > 0x7fffffffLL)\n  return "
            "cudaErrorInvalidConfiguration;");
-  out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel, "
-           "cudaFuncAttributeMaxDynamicSharedMemorySize, "
-           "static_cast<int>(kSmemBytes)));",
-           s.name);
+  if (plan.stream) {
+    for (int nt = 1; nt <= plan.fuse; ++nt)
+      out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel<{}>, "
+               "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+               "static_cast<int>(kSmemBytes)));",
+               s.name, nt);
+  } else {
+    out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel, "
+             "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+             "static_cast<int>(kSmemBytes)));",
+             s.name);
+  }
   for (int g : updated) {
     out.line("stencilc::rt::ScratchBuffer<Elem> sc_next{}(scratch.{}, "
              "sc_points, stream);",
@@ -881,9 +1209,18 @@ void StencilEmitter::emitRun() {
     if (tc)
       tc->emitLaunch("sc_cur" + std::to_string(updated.front()),
                      "sc_nxt" + std::to_string(updated.front()));
-    out.line("STENCILC_LAUNCH({}_kernel, static_cast<unsigned>(sc_tiles), "
-             "kThreads, kSmemBytes, stream, sc_args);",
-             s.name);
+    if (plan.stream) {
+      auto sw = out.scope("switch (sc_args.nt)");
+      for (int nt = 1; nt <= plan.fuse; ++nt)
+        out.line("case {0}:\n  STENCILC_LAUNCH({1}_kernel<{0}>, "
+                 "static_cast<unsigned>(sc_tiles), kThreads, kSmemBytes, "
+                 "stream, sc_args);\n  break;",
+                 nt, s.name);
+    } else {
+      out.line("STENCILC_LAUNCH({}_kernel, static_cast<unsigned>(sc_tiles), "
+               "kThreads, kSmemBytes, stream, sc_args);",
+               s.name);
+    }
     out.line("STENCILC_TRY(cudaGetLastError());");
     for (int g : updated)
       out.line("std::swap(sc_cur{0}, sc_nxt{0});", g);
@@ -906,9 +1243,10 @@ void StencilEmitter::emitSource() {
   if (notes != opts.notes.end())
     for (const std::string &line : notes->second)
       out.line("// {}", line);
-  out.line("// Stencil {}: {}-D {}, CUDA cores, {} fused per pass, tile "
+  out.line("// Stencil {}: {}-D {}, CUDA cores{}, {} fused per pass, tile "
            "{}, {} bytes of shared memory per block.",
-           s.name, D, elemTypeName(s.elemType).str(), fusion,
+           s.name, D, elemTypeName(s.elemType).str(),
+           plan.stream ? " streaming along axis 0" : "", fusion,
            axes([&](int a) { return std::to_string(plan.tile[a]); }, "x"),
            plan.sharedBytes);
   auto ns = out.scope("namespace " + s.name, "} // namespace " + s.name);
@@ -918,14 +1256,19 @@ void StencilEmitter::emitSource() {
     emitArgs();
     out.blank();
     emitGlobalReads();
-    emitSharedReads();
-    emitComputeStep();
-    out.blank();
-    if (plan.strip > 1) {
-      emitComputeStrip();
+    if (plan.stream) {
+      emitStreamReads();
+      emitStreamKernel();
+    } else {
+      emitSharedReads();
+      emitComputeStep();
       out.blank();
+      if (plan.strip > 1) {
+        emitComputeStrip();
+        out.blank();
+      }
+      emitKernel();
     }
-    emitKernel();
     if (tcPlan) {
       out.blank();
       TensorCoreEmitter(s, *tcPlan, out, elem).emitKernel();
@@ -1045,7 +1388,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
         return std::nullopt;
       fuse = s.matrix->steps;
     }
-    std::optional<CudaCorePlan> p = planCudaCore(s, fuse, opts.arch, diags);
+    std::optional<CudaCorePlan> p =
+        planCudaCore(s, fuse, opts.arch, diags, /*allowStream=*/!s.matrix);
     if (!p)
       return std::nullopt;
     plans.push_back(*p);

@@ -15,8 +15,10 @@ TEST(CudaCorePlan, TilesShrinkToFitAndDeepFusionIsRejected) {
              "u' = box(u, 2, 0.01); }");
   ASSERT_TRUE(c.module) << c.diagText;
   for (int fuse = 1; fuse <= 4; ++fuse) {
-    auto p = planCudaCore(c.stencil(), fuse, GpuArch::SM80, c.diags);
+    auto p = planCudaCore(c.stencil(), fuse, GpuArch::SM80, c.diags,
+                          /*allowStream=*/false);
     ASSERT_TRUE(p) << fuse;
+    EXPECT_FALSE(p->stream);
     EXPECT_LE(p->sharedBytes, maxSharedBytesPerBlock(GpuArch::SM80));
     // Two buffers of the box: the tile plus a halo of fuse * 2 on each side.
     int64_t elems = 1;
@@ -27,6 +29,59 @@ TEST(CudaCorePlan, TilesShrinkToFitAndDeepFusionIsRejected) {
     EXPECT_GE(p->tile[0], p->strip);
   }
   EXPECT_FALSE(planCudaCore(c.stencil(), 32, GpuArch::SM80, c.diags));
+}
+
+TEST(CudaCorePlan, ThreeDimensionalStencilsStream) {
+  Compiled c("stencil s { grid u : f64[3]; boundary u : clamp;\n"
+             "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  int lastRows = 4;
+  for (int fuse = 1; fuse <= 4; ++fuse) {
+    auto p = planCudaCore(c.stencil(), fuse, GpuArch::SM90, c.diags);
+    ASSERT_TRUE(p) << fuse;
+    ASSERT_TRUE(p->stream) << fuse;
+    // One thread per point of the slab box, a halo of fuse along axes 1, 2.
+    EXPECT_EQ(p->threads, p->box(1) * p->box(2));
+    EXPECT_EQ(p->box(1), p->tile[1] + 2 * fuse);
+    EXPECT_LE(p->threads, 1024);
+    // A ring a power of two, and long enough that no row a level reads is
+    // overwritten in the same iteration.
+    EXPECT_EQ(p->ring & (p->ring - 1), 0) << fuse;
+    EXPECT_GE(p->ring, 2 * (p->rows + 1)) << fuse;
+    EXPECT_EQ(p->sharedBytes, int64_t(fuse) * p->ring * p->threads * 8);
+    EXPECT_LE(p->sharedBytes, maxSharedBytesPerBlock(GpuArch::SM90));
+    // Deeper fusion needs more rings: the rows per iteration never grow.
+    EXPECT_LE(p->rows, lastRows) << fuse;
+    lastRows = p->rows;
+  }
+  // f64 at depth 2 cannot hold rings for 4 planes per iteration.
+  EXPECT_LT(lastRows, 4);
+  // A halo that leaves fewer than 8 outputs of 32 falls back to the box.
+  Compiled f32("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+               "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(f32.module) << f32.diagText;
+  auto deep = planCudaCore(f32.stencil(), 12, GpuArch::SM90, f32.diags);
+  ASSERT_TRUE(deep && deep->stream);
+  EXPECT_EQ(deep->tile[1], 8);
+  deep = planCudaCore(f32.stencil(), 13, GpuArch::SM90, f32.diags);
+  ASSERT_TRUE(deep);
+  EXPECT_FALSE(deep->stream);
+}
+
+TEST(CudaCorePlan, TwoDimensionalAndMultiGridStencilsKeepTheBox) {
+  Compiled flat("stencil s { grid u : f32[2]; boundary u : clamp;\n"
+                "u' = box(u, 1, 0.1); }");
+  ASSERT_TRUE(flat.module) << flat.diagText;
+  auto p = planCudaCore(flat.stencil(), 2, GpuArch::SM90, flat.diags);
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->stream);
+  Compiled two("stencil s { grid u : f32[3]; grid v : f32[3];\n"
+               "boundary u : clamp; boundary v : clamp;\n"
+               "u' = u + v[1,0,0]; v' = v + u[0,0,1]; }");
+  ASSERT_TRUE(two.module) << two.diagText;
+  p = planCudaCore(two.stencil(), 2, GpuArch::SM90, two.diags);
+  ASSERT_TRUE(p);
+  EXPECT_FALSE(p->stream);
 }
 
 } // namespace

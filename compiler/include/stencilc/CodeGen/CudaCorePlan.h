@@ -36,21 +36,43 @@ struct CudaCorePlan {
   int numUpdated = 0;
   int64_t sharedBytes = 0;
   bool fuseFromModel = false; ///< fuse chosen automatically.
+  /// The streaming kernel (2.5-D blocking) instead of the box kernel: a
+  /// block owns tile[0] points of axis 0 and a slab of the other axes,
+  /// one thread per slab point of the box, and streams along axis 0 with
+  /// every time level in flight. Axis 0 has no recomputed halo; each level
+  /// keeps its last rows in registers (same column) and in a ring of
+  /// `ring` slabs in shared memory (the other columns); an iteration moves
+  /// every level `rows` rows on, between two barriers.
+  bool stream = false;
+  int rows = 1; ///< Rows of axis 0 one streaming iteration advances.
+  /// Slabs per level's ring: a power of two >= 2 * (rows + radius0).
+  int ring = 0;
 
   /// Halo of a pass along `axis`: fuse * radius.
   int halo(int axis) const { return fuse * radius[axis]; }
   /// Tile plus halo on both sides.
   int box(int axis) const { return tile[axis] + 2 * halo(axis); }
+  /// Points of the box along axes 1.. (the streaming kernel's threads).
+  int slab() const {
+    int n = 1;
+    for (int a = 1; a < kMaxDims; ++a)
+      n *= box(a);
+    return n;
+  }
 
 };
 
 /// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
-/// automatic even where the source hints a depth. Reports an error and returns nullopt when even the smallest
-/// tile does not fit in shared memory.
+/// automatic even where the source hints a depth. The streaming kernel is
+/// planned where it applies and `allowStream` is set (the tensor-core
+/// targets run the box kernel on their boundary bands). Reports an error
+/// and returns nullopt when even the smallest tile does not fit in shared
+/// memory.
 std::optional<CudaCorePlan> planCudaCore(const Stencil &stencil,
                                          std::optional<int> fuse,
                                          GpuArch arch,
-                                         DiagnosticEngine &diags);
+                                         DiagnosticEngine &diags,
+                                         bool allowStream = true);
 
 } // namespace stencilc
 
