@@ -270,11 +270,15 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   }
   // The streaming kernel recomputes no halo along axis 0, and reads its
   // own column from registers.
+  // Its warps span the slab's last axis, so lanes outside a level's region
+  // along that axis still take their warp's issue slots.
   int first = p->stream ? 1 : 0;
   for (int k = 1; k <= t; ++k) {
     double region = 1;
     for (int a = first; a < s.dims; ++a)
-      region *= p->tile[a] + 2.0 * p->radius[a] * (t - k);
+      region *= p->stream && a == s.dims - 1
+                    ? p->box(a)
+                    : p->tile[a] + 2.0 * p->radius[a] * (t - k);
     work += region;
   }
   for (int a = 0; a < first; ++a)
@@ -292,6 +296,21 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   c.tGlobal = global / hw.bandwidth * 1e9;
   c.tShared = shared / hw.sharedBandwidth * 1e9;
   c.tCompute = x.flops1 * rho / hw.cudaCorePeak(s.elemType) * 1e9;
+  if (p->stream) {
+    // ncu found the streaming kernel bound by instruction issue, so its
+    // compute term counts instructions per point update (each costing
+    // an FFMA's two flops): per point and level the arithmetic (one
+    // instruction a flop: fusing multiply-adds, tried, fitted worse), the
+    // ring loads and store and two register moves; per row and pass a load
+    // and a store with their addressing (about 20); per iteration the loop,
+    // the barrier and each level's bookkeeping (about 30 + 10 per level),
+    // shared by `rows` rows. The weights absorb the constants' error.
+    double perPoint = rho * (x.flops1 + sharedReads + 1 + 2);
+    double perRow = 20.0 / t;
+    double perIteration = (30.0 + 10.0 * t) / (p->rows * t);
+    c.tCompute = 2 * (perPoint + perRow + perIteration) /
+                 hw.cudaCorePeak(s.elemType) * 1e9;
+  }
   finish(c, hw.weights.lookup("cuda-core", c.kernel, s.elemType, s.dims));
   return c;
 }
