@@ -89,8 +89,9 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     fuse = s.hints.fuse;
     byModel = s.hints.fuseByModel;
   }
+  // A depth the cost model chose is kept: it is only labelled automatic.
   p.fuseFromModel = !fuse || *fuse == 0 || byModel;
-  p.fuse = p.fuseFromModel ? autoFuse(s) : *fuse;
+  p.fuse = !fuse || *fuse == 0 ? autoFuse(s) : *fuse;
   for (const Grid &g : s.grids)
     p.numUpdated += g.updated;
   for (int a = 0; a < s.dims; ++a)

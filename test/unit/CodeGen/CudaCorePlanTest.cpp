@@ -68,6 +68,27 @@ TEST(CudaCorePlan, ThreeDimensionalStencilsStream) {
   EXPECT_FALSE(deep->stream);
 }
 
+TEST(CudaCorePlan, TheCostModelsDepthIsKept) {
+  Compiled c("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+             "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  Stencil s = c.stencil();
+  for (int depth : {1, 3, 5}) {
+    // What stencilc's driver sets when the model chose the depth.
+    s.hints.fuse = depth;
+    s.hints.fuseByModel = true;
+    auto p = planCudaCore(s, std::nullopt, GpuArch::SM90, c.diags);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->fuse, depth);
+    EXPECT_TRUE(p->fuseFromModel);
+  }
+  // --fuse=auto without a model's choice: the plan's own rule.
+  auto p = planCudaCore(s, 0, GpuArch::SM90, c.diags);
+  ASSERT_TRUE(p);
+  EXPECT_TRUE(p->fuseFromModel);
+  EXPECT_EQ(p->fuse, 2);
+}
+
 TEST(CudaCorePlan, TwoDimensionalAndMultiGridStencilsKeepTheBox) {
   Compiled flat("stencil s { grid u : f32[2]; boundary u : clamp;\n"
                 "u' = box(u, 1, 0.1); }");
