@@ -99,9 +99,12 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   if (allowStream)
     if (std::optional<CudaCorePlan> sp = planStream(s, p, arch))
       return sp;
-  // Default tiles: long along the contiguous axis for coalesced access.
+  // Default tiles. In 2-D, 64x64 beat 32x128, 64x128, 32x256, 16x256,
+  // 64x32, 96x64, 128x64 and 128x32 (256 or 512 threads) on all four 2-D
+  // benchmark shapes (H200, docs/benchmarks.md): less halo per output than
+  // 32x128, and each row still whole 128-byte lines in f32.
   static const std::array<int, kMaxDims> kTiles[kMaxDims] = {
-      {2048, 1, 1}, {32, 128, 1}, {16, 8, 32}};
+      {2048, 1, 1}, {64, 64, 1}, {16, 8, 32}};
   // Strips run along the slowest axis; in 1-D that axis is contiguous and
   // strided strips would conflict on shared-memory banks.
   static const int kStrips[kMaxDims] = {1, 8, 4};
