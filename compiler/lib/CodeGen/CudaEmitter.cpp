@@ -842,10 +842,11 @@ void StencilEmitter::emitKernel() {
 //===- The streaming kernel ----------------------------------------------===//
 //
 // One thread per point of the slab box (axes 1..); the block walks its
-// segment of axis 0 row by row (plane by plane in 3-D). Iteration j loads
-// row j of the segment's window into level 0, and level k computes row
-// j - k * kD from the rows level k - 1 made in earlier iterations, so one
-// barrier per iteration separates every write from every read. A level's
+// segment of axis 0 kV rows (planes in 3-D) at a time. Iteration j loads
+// rows j * kV .. j * kV + kV - 1 of the segment's window into level 0, and
+// level k computes the kV rows from j * kV - k * kD out of the rows level
+// k - 1 made in earlier iterations (kD = kV + kR0), so one barrier per
+// iteration separates every write from every read. A level's
 // rows live twice: in the thread's registers (q<k>_<m>, the reads of its
 // own column) and in a ring of kRing slabs in shared memory (the reads of
 // other columns). Rows of a level before its first valid one hold garbage
@@ -883,7 +884,7 @@ void StencilEmitter::emitStreamConstants() {
 
 void StencilEmitter::emitStreamReads() {
   const Grid &grid = s.grids[updated.front()];
-  out.line("// A read of level ring `s` at window row `rel` and slab point l, "
+  out.line("// A read of level ring `s` at window row l0 and slab point l, "
            "global q, through");
   out.line("// the boundary conditions (points near the domain's edge "
            "only).");
