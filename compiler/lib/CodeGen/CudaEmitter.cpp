@@ -936,8 +936,9 @@ void StencilEmitter::emitStreamLevel(int k) {
   {
     auto in = out.scope("if (" + std::to_string(k) + " <= sc_depth)");
     {
-      auto edge = out.scope("if (sc_slabEdge || sc_rel < sc_edgeLo || "
-                            "sc_rel + kV > sc_edgeHi)");
+      // sc_fast holds only where no row of any level is near the edge.
+      auto edge = out.scope("if (!sc_fast && (sc_slabEdge || sc_rel < "
+                            "sc_edgeLo || sc_rel + kV > sc_edgeHi))");
       out.line("// Near the domain's edge: through the boundary conditions.");
       for (int m = 0; m < V; ++m) {
         auto row = out.scope("");
@@ -990,10 +991,13 @@ void StencilEmitter::emitStreamLevel(int k) {
   {
     auto last = out.scope("if constexpr (" + std::to_string(k) + " == NT)");
     auto mine = out.scope("if (sc_mine)");
-    for (int m = 0; m < V; ++m)
-      out.line("if ({0} >= kH0 && {0} < sc_outHi)\n"
-               "  sc_outCol[(sc_first + {0}) * sc_stride] = sc_e{1};",
+    out.line("Elem *sc_o = sc_outCol + sc_st;");
+    for (int m = 0; m < V; ++m) {
+      if (m)
+        out.line("sc_o += sc_stride;");
+      out.line("if ({0} >= kH0 && {0} < sc_outHi)\n  *sc_o = sc_e{1};",
                plus("sc_rel", m), m);
+    }
   }
   if (k < plan.fuse) {
     auto more = out.scope("else");
@@ -1105,16 +1109,57 @@ void StencilEmitter::emitStreamKernel() {
   }
   out.line("// The last iteration: level NT writes the segment's last row.");
   out.line("const int sc_last = (sc_outHi - 1 + NT * kD) / kV;");
+  std::string inner;
+  for (int a = 1; a < D; ++a) {
+    std::string i = std::to_string(a);
+    inner += std::string(a > 1 ? " && " : "") + "o" + i + " >= kE" + i +
+             " && o" + i + " + kB" + i + " <= a.n" + i + " - kE" + i;
+  }
+  out.line("// Iterations sc_loadLo <= j < sc_loadHi load rows of the domain "
+           "only: they skip");
+  out.line("// the load tests (a column outside the domain reads column 0, "
+           "never used as a");
+  out.line("// value). The fast iterations, sc_fastLo <= j < sc_fastHi in a "
+           "block whose slab");
+  out.line("// is inside the domain and away from its edge, also make every "
+           "level's rows at");
+  out.line("// least kE0 rows from the edge: they skip the boundary "
+           "conditions.");
+  out.line("const bool sc_inner = {};", inner);
+  out.line("auto sc_ceil = [](long long p) {{ return p >= 0 ? (p + kV - 1) / "
+           "kV : -(-p / kV); }};");
+  out.line("const int sc_loadLo = sc_window(sc_ceil(-sc_first) - 1);");
+  out.line("const int sc_loadHi = sc_window(sc_ceil(a.n0 - sc_first + 1) - "
+           "2);");
+  out.line("const int sc_fastLo = sc_inner ? max(sc_loadLo, "
+           "sc_window(sc_ceil(kE0 - sc_first + NT * kD))) : 0;");
+  out.line("const int sc_fastHi = sc_inner ? min(sc_loadHi, "
+           "sc_window(sc_ceil(a.n0 - kE0 - sc_first + kD + 1) - 1)) : 0;");
+  out.line("// Element offsets along axis 0 of the next load's first row and "
+           "of this");
+  out.line("// iteration's first output row, stepped by kV rows an "
+           "iteration.");
+  out.line("long long sc_ld = (sc_first + kV) * sc_stride;");
+  out.line("long long sc_st = (sc_first - NT * kD) * sc_stride;");
+  out.line("const long long sc_step = kV * sc_stride;");
   out.line("// The next iteration's rows are in flight during this one.");
   out.line("Elem sc_next[kV];");
   out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
            "  sc_next[m] = sc_load(m);");
+  // One turn of the rings an unrolled trip: the level registers' shifts
+  // become renames instead of moves (docs/benchmarks.md has the measurement).
+  out.line("// One turn of the rings, kRing / kV iterations, an unrolled "
+           "trip.");
+  out.line("#pragma unroll {}", plan.ring / plan.rows);
   {
     auto loop = out.scope("for (int j = 0; j <= sc_last; ++j)");
+    out.line("const bool sc_fast = j >= sc_fastLo && j < sc_fastHi;");
+    out.line("const bool sc_loadFast = j >= sc_loadLo && j < sc_loadHi;");
     out.line("Elem sc_in[kV];");
     out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
              "  sc_in[m] = sc_next[m];\n"
-             "  sc_next[m] = sc_load((j + 1) * kV + m);\n}}");
+             "  sc_next[m] = sc_loadFast ? sc_inCol[sc_ld + m * sc_stride] : "
+             "sc_load((j + 1) * kV + m);\n}}");
     out.line("// The deepest level first: each reads the registers of the "
              "level below before");
     out.line("// that level pushes this iteration's rows.");
@@ -1128,6 +1173,8 @@ void StencilEmitter::emitStreamKernel() {
     for (int m = 0; m < V; ++m)
       out.line("q0_{} = stencilc::rt::Convert<Comp>::from(sc_in[{}]);",
                2 * r0 + m, m);
+    out.line("sc_ld += sc_step;");
+    out.line("sc_st += sc_step;");
     out.line("__syncthreads();");
   }
   out.dedent();

@@ -69,7 +69,11 @@ void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t smem,
 } // namespace stencilc_emu
 
 inline void __syncthreads() { stencilc_emu::blockBarrier->arrive_and_wait(); }
+// CUDA's integer min and max overloads that the generated kernels call.
 inline int min(int a, int b) { return a < b ? a : b; }
+inline long long min(long long a, long long b) { return a < b ? a : b; }
+inline int max(int a, int b) { return a > b ? a : b; }
+inline long long max(long long a, long long b) { return a > b ? a : b; }
 
 struct CUevent_st {
   std::chrono::steady_clock::time_point at;
