@@ -134,6 +134,8 @@ private:
   /// A device read's boundary rules at local l and global q: dirichlet
   /// axes return their constant, clamp and fixed axes move l to the edge.
   void emitReadBoundaries(const Grid &grid);
+  void emitDirichletReturns(const Grid &grid, const std::string &n,
+                            const std::string &type);
   void emitSharedReads();
   void emitComputeStep();
   /// The block's box origins o<a> along axes 1.., leaving the tile index
@@ -294,10 +296,7 @@ void StencilEmitter::emitGlobalReads() {
         "STENCILC_HD R gread_" + grid.name + "(const T *g, " +
         axes([](int a) { return "long long q" + std::to_string(a); }) + ", " +
         axes([](int a) { return "long long n" + std::to_string(a); }) + ")");
-    for (int a = 0; a < D; ++a)
-      if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
-        out.line("if (q{0} < 0 || q{0} >= n{0})\n  return R({1});", a,
-                 literal(grid.boundary[a].value, false));
+    emitDirichletReturns(grid, "n", "R");
     for (int a = 0; a < D; ++a) {
       BoundaryKind k = grid.boundary[a].kind;
       if (k == BoundaryKind::Periodic)
@@ -312,11 +311,19 @@ void StencilEmitter::emitGlobalReads() {
   out.blank();
 }
 
-void StencilEmitter::emitReadBoundaries(const Grid &grid) {
+/// A read at q outside a dirichlet axis's extent `n<axis>` returns that
+/// axis's value as `type`; the lowest such axis decides.
+void StencilEmitter::emitDirichletReturns(const Grid &grid,
+                                          const std::string &n,
+                                          const std::string &type) {
   for (int a = 0; a < D; ++a)
     if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
-      out.line("if (q{0} < 0 || q{0} >= a.n{0})\n  return Comp({1});", a,
-               literal(grid.boundary[a].value, false));
+      out.line("if (q{0} < 0 || q{0} >= {1}{0})\n  return {2}({3});", a, n,
+               type, literal(grid.boundary[a].value, false));
+}
+
+void StencilEmitter::emitReadBoundaries(const Grid &grid) {
+  emitDirichletReturns(grid, "a.n", "Comp");
   for (int a = 0; a < D; ++a) {
     BoundaryKind k = grid.boundary[a].kind;
     if (k == BoundaryKind::Clamp || k == BoundaryKind::Fixed)
