@@ -277,9 +277,9 @@ void StencilEmitter::emitArgs() {
   for (const Param &p : s.params)
     out.line("Comp p_{};", p.name);
   if (tcPlan)
-    out.line("long long {}; // what the tensor cores compute",
+    out.line("long long {}; // tiles the tensor cores compute whole",
              axes([](int a) {
-               return "skipLo" + std::to_string(a) + ", skipHi" +
+               return "holeLo" + std::to_string(a) + ", holeHi" +
                       std::to_string(a);
              }));
 }
@@ -691,16 +691,30 @@ void StencilEmitter::emitKernel() {
     out.line("Elem *const s_{} = reinterpret_cast<Elem *>(sc_smem) + {} * "
              "kBufElems;",
              name(updated[k]), 2 * k);
-  out.line("// blockIdx.x numbers the tiles, the last axis fastest.");
-  emitTileOrigins();
-  out.line("const long long o0 = sc_rest * kT0 - kH0;");
   if (tcPlan) {
-    out.line("// Tiles the tensor-core kernel covers whole are its alone.");
-    out.line("if ({})\n  return;", axes([](int a) {
+    // Tiles the tensor-core kernel covers whole are its alone: the blocks
+    // are the other tiles only, the frame around that hole.
+    out.line("// blockIdx.x numbers the tiles outside the hole, the last "
+             "axis fastest.");
+    auto list = [&](const std::string &f) {
+      return "{" + axes([&](int a) { return f + std::to_string(a); }) + "}";
+    };
+    out.line("const long long sc_tiles[{}] = {{{}}};", D, axes([](int a) {
                std::string i = std::to_string(a);
-               return "o" + i + " + kH" + i + " >= a.skipLo" + i + " && o" +
-                      i + " + kH" + i + " + kT" + i + " <= a.skipHi" + i;
-             }, " && "));
+               return "(a.n" + i + " + kT" + i + " - 1) / kT" + i;
+             }));
+    out.line("const long long sc_lo[{0}] = {1}, sc_hi[{0}] = {2};", D,
+             list("a.holeLo"), list("a.holeHi"));
+    out.line("long long sc_t[{}];", D);
+    out.line("stencilc::rt::frameTile(blockIdx.x, {}, sc_tiles, sc_lo, sc_hi, "
+             "sc_t);",
+             D);
+    for (int a = 0; a < D; ++a)
+      out.line("const long long o{0} = sc_t[{0}] * kT{0} - kH{0};", a);
+  } else {
+    out.line("// blockIdx.x numbers the tiles, the last axis fastest.");
+    emitTileOrigins();
+    out.line("const long long o0 = sc_rest * kT0 - kH0;");
   }
   out.blank();
   out.line("// Load the tile and its halo. Periodic axes wrap here; points "
@@ -794,9 +808,34 @@ void StencilEmitter::emitKernel() {
         axes([](int a) { return "w" + std::to_string(a); }, " * ");
     {
       auto edge = out.scope("if (sc_edge)");
-      out.line("// Near the domain's edge: point by point, through the "
-               "boundary conditions.");
-      workLoop(points, "", "computeStep<true>(" + bufs + coords + ", a);");
+      if (plan.strip == 1) {
+        out.line("// Near the domain's edge: point by point, through the "
+                 "boundary conditions.");
+        workLoop(points, "", "computeStep<true>(" + bufs + coords + ", a);");
+      } else {
+        // A strip whose points and reads all lie kE or more inside the
+        // domain computes as in the interior; only the others pay for the
+        // boundary conditions, point by point.
+        std::string inside = "g0 >= kE0 && g0 + kV <= a.n0 - kE0";
+        for (int a = 1; a < D; ++a)
+          inside += fmt::format(" && g{0} >= kE{0} && g{0} < a.n{0} - kE{0}",
+                                a);
+        // The coordinates of point sc_v of the strip.
+        auto point = [&](const std::string &c) {
+          return axes([&](int a) {
+            return c + std::to_string(a) + (a == 0 ? " + sc_v" : "");
+          });
+        };
+        std::string shifted = point("l") + ", " + point("g");
+        out.line("// Near the domain's edge: strips kE or more inside the "
+                 "domain as in the interior,\n// the others point by point "
+                 "through the boundary conditions.");
+        workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
+                 "if (" + inside + ")\n  computeStrip(" + bufs + coords +
+                     ", a);\nelse\n  for (int sc_v = 0; sc_v < kV; ++sc_v)"
+                     "\n    computeStep<true>(" +
+                     bufs + shifted + ", a);");
+      }
     }
     {
       auto interior = out.scope("else");
@@ -1271,6 +1310,16 @@ void StencilEmitter::emitRun() {
                  "static_cast<unsigned>(sc_tiles), kThreads, kSmemBytes, "
                  "stream, sc_args);\n  break;",
                  nt, s.name);
+    } else if (tc) {
+      out.line("const long long sc_blocks = sc_tiles - {};",
+               axes([](int a) {
+                 std::string i = std::to_string(a);
+                 return "(sc_args.holeHi" + i + " - sc_args.holeLo" + i + ")";
+               }, " * "));
+      out.line("if (sc_blocks > 0)\n  STENCILC_LAUNCH({}_kernel, "
+               "static_cast<unsigned>(sc_blocks), kThreads, kSmemBytes, "
+               "stream, sc_args);",
+               s.name);
     } else {
       out.line("STENCILC_LAUNCH({}_kernel, static_cast<unsigned>(sc_tiles), "
                "kThreads, kSmemBytes, stream, sc_args);",

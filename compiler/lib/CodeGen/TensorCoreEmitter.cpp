@@ -46,8 +46,8 @@ void columnRange(const MatrixProgram &p, Offset &lo, Offset &hi) {
   }
 }
 
-/// Shared memory of a plan: the input box plus one zero element, and the
-/// gather table.
+/// Shared memory of a plan: one buffer of the input box plus one zero
+/// element, and the gather table. The kernel holds two box buffers.
 int64_t sharedBytesOf(const TensorCorePlan &plan, const MatrixProgram &p,
                       unsigned elemBytes) {
   int64_t boxElems = 1;
@@ -187,13 +187,7 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     plan.patches[0] = 128;
   }
   unsigned elemBytes = elemTypeBytes(s.grids[p.grid].type);
-  // An even fastest extent keeps every row of the box 4-byte aligned, so
-  // neighbouring halves load as one word (one more column is read).
-  if (elemBytes == 2 && D > 1 &&
-      ((plan.patches[fast] - 1) * plan.patch[fast] + plan.hi[fast] -
-       plan.lo[fast] + 1) %
-          2)
-    ++plan.hi[fast];
+  plan.vec = static_cast<int>(16 / elemBytes);
   for (;;) {
     int64_t boxElems = 1;
     for (int a = 0; a < D; ++a) {
@@ -203,6 +197,13 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
       // covered region guarantees only these reads stay inside the grid.
       plan.box[a] =
           plan.tile[a] - plan.patch[a] + plan.hi[a] - plan.lo[a] + 1;
+      // Rows of whole 16-byte copies. The copies past `read` stay in the
+      // grid's row when its extent is a multiple of vec, the only case
+      // the kernel copies that way; they are never read.
+      if (a == fast) {
+        plan.read = static_cast<int>(plan.box[a]);
+        plan.box[a] = (plan.box[a] + plan.vec - 1) / plan.vec * plan.vec;
+      }
       boxElems *= plan.box[a];
     }
     plan.sharedBytes = sharedBytesOf(plan, p, elemBytes);
@@ -288,8 +289,16 @@ void TensorCoreEmitter::emitKernel() {
     out.line("constexpr int kTcBandLo{0} = {1}, kTcBandHi{0} = {2};", a,
              s.fused ? s.fused->bandLo[a] : 0,
              s.fused ? s.fused->bandHi[a] : 0);
+  out.line("constexpr int kTcVec = {}, kTcRead{} = {}; // elements per 16 "
+           "bytes; the box's fastest extent read",
+           plan.vec, fast, plan.read);
   out.line("constexpr int kTcBoxElems = {}, kTcZero = kTcBoxElems;",
            axes([](int a) { return "kTcBox" + std::to_string(a); }, " * "));
+  out.line("// Two buffers of the box and a zero element, each a whole "
+           "number of 16-byte copies.");
+  out.line("constexpr int kTcBufElems = (kTcBoxElems + kTcVec) / kTcVec * "
+           "kTcVec;");
+  out.line("constexpr int kTcSmemBytes = 2 * kTcBufElems * sizeof(Elem);");
   out.line("constexpr int kTcRows = {}, kTcTilesM = {}, kTcARegs = {}, "
            "kTcBRegs = {}; // {} K tiles, unrolled below",
            p.rows(), pk.tilesM, aRegs, bRegs, pk.tilesK);
@@ -359,6 +368,8 @@ void TensorCoreEmitter::emitKernel() {
     out.line("long long {};", axes([&](int a) { return "n" + i(a); }));
     out.line("long long {};", axes([&](int a) { return "lo" + i(a); }));
     out.line("long long {};", axes([&](int a) { return "blocks" + i(a); }));
+    out.line("long long {}; // the last block's origin, from lo",
+             axes([&](int a) { return "last" + i(a); }));
     out.line("const {} *a; // [tile][register][lane]", word);
   }
   out.blank();
@@ -367,45 +378,36 @@ void TensorCoreEmitter::emitKernel() {
            "TcArgs a) {{",
            s.name);
   out.indent();
-  out.line("__shared__ __align__(16) unsigned char sc_raw[(kTcBoxElems + 1) "
-           "* sizeof(Elem)];");
+  // Two box buffers: each block runs tiles blockIdx.x, + gridDim.x, ...
+  // and copies the next tile's box while it computes on this one.
+  out.line("STENCILC_DYNAMIC_SHARED(sc_raw);");
+  out.line("Elem *const sc_buf = reinterpret_cast<Elem *>(sc_raw);");
   if (!plan.uniformGather)
     out.line("__shared__ unsigned short s_lut[kTcLutSize];");
-  out.line("Elem *const s_in = reinterpret_cast<Elem *>(sc_raw);");
-  out.line("long long sc_rest = blockIdx.x;");
-  for (int a = D - 1; a >= 1; --a)
-    out.line("const long long o{0} = a.lo{0} + sc_rest % a.blocks{0} * "
-             "kTcT{0};\nsc_rest /= a.blocks{0};",
-             a);
-  out.line("const long long o0 = a.lo0 + sc_rest * kTcT0;");
-  out.line("// The input box: every read is inside the grid by "
-           "construction of the covered region.");
-  {
-    auto loop = out.scope(
-        "for (int i = threadIdx.x; i < kTcBoxElems; i += kTcThreads)");
-    out.line("int r = i;");
-    for (int a = D - 1; a >= 1; --a)
-      out.line("const int l{0} = r % kTcBox{0};\nr /= kTcBox{0};", a);
-    out.line("const int l0 = r;");
-    std::string src =
-        "a.in[" +
-        linear(
-            [&](int a) {
-              return "o" + i(a) + " + kTcLo" + i(a) + " + l" + i(a);
-            },
-            [&](int a) { return "a.n" + i(a); }) +
-        "]";
-    if (f.type == MmaType::TF32)
-      out.line("s_in[i] = stencilc::rt::roundTF32({});", src);
-    else
-      out.line("s_in[i] = {};", src);
-  }
-  out.line("if (threadIdx.x == 0)\n  s_in[kTcZero] = "
-           "stencilc::rt::Convert<Elem>::from(0.0f);");
+  out.line("if (threadIdx.x == 0)\n  sc_buf[kTcZero] = sc_buf[kTcBufElems + "
+           "kTcZero] = stencilc::rt::Convert<Elem>::from(0.0f);");
   if (!plan.uniformGather)
     out.line("for (int i = threadIdx.x; i < kTcLutSize; i += kTcThreads)\n  "
              "s_lut[i] = kTcGather[i];");
-  out.line("__syncthreads();");
+  out.line("const long long sc_count = {};",
+           axes([&](int a) { return "a.blocks" + i(a); }, " * "));
+  out.line("// Tile k's origin. The last tile of an axis ends at the covered "
+           "region's end; it may\n// overlap the one before it, whose "
+           "outputs it writes again with the same values.");
+  {
+    auto origin = out.scope(
+        "auto sc_origin = [&](long long k, long long (&o)[" + i(D) + "])",
+        "};");
+    for (int a = D - 1; a >= 1; --a)
+      out.line("o[{0}] = a.lo{0} + min(k % a.blocks{0} * kTcT{0}, "
+               "a.last{0});\nk /= a.blocks{0};",
+               a);
+    out.line("o[0] = a.lo0 + min(k * kTcT0, a.last0);");
+  }
+  emitBoxLoad();
+  out.line("long long sc_tile = blockIdx.x, sc_o[{}];", D);
+  out.line("sc_origin(sc_tile, sc_o);\nsc_load(sc_buf, sc_o);\n"
+           "stencilc::rt::copyAsyncCommit();");
   out.line("const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;");
   if (plan.uniformGather)
     out.line("// Lane quad t reads B's rows at this offset from the patch; "
@@ -429,6 +431,28 @@ void TensorCoreEmitter::emitKernel() {
       for (int r = 0; r < aRegs; ++r)
         out.line("sc_a[{}][{}] = {};", tile, r, aWord(tile, r));
   }
+  {
+  auto tilesLoop = out.scope("for (int sc_c = 0; sc_tile < sc_count; "
+                             "++sc_c, sc_tile += gridDim.x)");
+  out.line("Elem *const s_in = sc_buf + (sc_c & 1) * kTcBufElems;");
+  out.line("const long long {};", axes([&](int a) {
+             return "o" + i(a) + " = sc_o[" + i(a) + "]";
+           }));
+  {
+    auto next = out.scope("if (sc_tile + gridDim.x < sc_count)");
+    out.line("sc_origin(sc_tile + gridDim.x, sc_o);\nsc_load(sc_buf + "
+             "((sc_c + 1) & 1) * kTcBufElems, sc_o);\n"
+             "stencilc::rt::copyAsyncCommit();\n"
+             "stencilc::rt::copyAsyncWait<1>();");
+  }
+  out.line("else\n  stencilc::rt::copyAsyncWait<0>();");
+  if (f.type == MmaType::TF32)
+    out.line("// tf32 operands: each thread rounds the copies it made.\n"
+             "if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
+             "kTcBoxElems; i += kTcThreads * kTcVec)\n#pragma unroll\n    "
+             "for (int e = 0; e < kTcVec; ++e)\n      s_in[i + e] = "
+             "stencilc::rt::roundTF32(s_in[i + e]);");
+  out.line("__syncthreads();");
   // Element k of the lane's B fragment, as an s_in index expression.
   auto bAt = [&](int k) {
     if (!plan.uniformGather)
@@ -529,22 +553,27 @@ void TensorCoreEmitter::emitKernel() {
              "kTcRowsPerWarp;");
     out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + g * "
              "kTcR1 + sc_lane;");
+    // The window is a ring: in unrolled trip u, kernel row tk sits in
+    // slot (u + tk) % T, and the row loaded for the next patch row takes
+    // the slot kernel row 0 frees. No register moves.
     out.line("{} sc_w[{}][kTcBRegs];", word, T);
     for (int tk = 0; tk < T; ++tk)
       loadB(tk, fmt::format("sc_w[{}]", tk));
-    auto rows = out.scope("for (int sc_i = 0; sc_i < kTcRowsPerWarp; ++sc_i)");
-    out.line("const int p0 = sc_first + sc_i;");
+    auto rows = out.scope(
+        fmt::format("for (int sc_i = 0; sc_i < kTcRowsPerWarp; sc_i += {})",
+                    T));
+    out.line("#pragma unroll");
+    auto trips = out.scope(
+        fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", T));
+    out.line("if (sc_i + sc_u >= kTcRowsPerWarp)\n  break;");
+    out.line("const int p0 = sc_first + sc_i + sc_u;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
     for (int tk = 0; tk < T; ++tk)
-      mmas(tk, fmt::format("sc_w[{}]", tk));
+      mmas(tk, fmt::format("sc_w[(sc_u + {}) % {}]", tk, T));
     scatter();
-    auto more = out.scope("if (sc_i + 1 < kTcRowsPerWarp)");
-    out.line("#pragma unroll\nfor (int tk = 0; tk < {}; ++tk)\n#pragma "
-             "unroll\n  for (int r = 0; r < kTcBRegs; ++r)\n    sc_w[tk][r] = "
-             "sc_w[tk + 1][r];",
-             T - 1);
+    auto more = out.scope("if (sc_i + sc_u + 1 < kTcRowsPerWarp)");
     out.line("sc_b += kTcR0 * kTcBox1;");
-    loadB(T - 1, fmt::format("sc_w[{}]", T - 1));
+    loadB(T - 1, "sc_w[sc_u]");
   } else {
     auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
                           "kTcJobs; sc_job += kTcWarps)");
@@ -578,8 +607,66 @@ void TensorCoreEmitter::emitKernel() {
     }
     scatter();
   }
+  out.line("// Every warp is done with this buffer before the next copy "
+           "into it.\n__syncthreads();");
+  }
   out.dedent();
   out.line("}}");
+}
+
+void TensorCoreEmitter::emitBoxLoad() {
+  const int fast = D - 1;
+  const bool tf32 = p.packed->shape.type == MmaType::TF32;
+  auto i = [](int a) { return std::to_string(a); };
+  // Box coordinates l0.. of loop index `r`, whose fastest axis counts
+  // `unit`s of elements.
+  auto decode = [&](const std::string &unit) {
+    out.line("int r = i;");
+    for (int a = D - 1; a >= 0; --a) {
+      std::string extent =
+          a == fast && !unit.empty() ? "(kTcBox" + i(a) + " / " + unit + ")"
+                                     : "kTcBox" + i(a);
+      std::string scale = a == fast && !unit.empty() ? " * " + unit : "";
+      if (a == 0)
+        out.line("const int l0 = r{};", scale);
+      else
+        out.line("const int l{0} = r % {1}{2};\nr /= {1};", a, extent,
+                 scale);
+    }
+  };
+  std::string src = linear(
+      [&](int a) { return "o[" + i(a) + "] + kTcLo" + i(a) + " + l" + i(a); },
+      [&](int a) { return "a.n" + i(a); });
+  out.line("// Tile o's input box into `dst`: every read is inside the grid "
+           "by construction of the\n// covered region. Rows of the grid "
+           "that start 16-byte aligned (the box's do, by the\n// choice of "
+           "lo{0}) copy 16 bytes at a time with cp.async, straight into "
+           "shared memory,\n// without waiting; the last copy of a row may "
+           "pass kTcRead{0} but not the grid's row,\n// whose extent is a "
+           "multiple of kTcVec. Other grids load element by element.",
+           fast);
+  out.line("const bool sc_vec = (reinterpret_cast<unsigned long long>(a.in) "
+           "& 15) == 0 && a.n{} % kTcVec == 0;",
+           fast);
+  auto load = out.scope("auto sc_load = [&](Elem *dst, const long long (&o)[" +
+                            i(D) + "])",
+                        "};");
+  {
+    auto vec = out.scope("if (sc_vec)");
+    auto loop = out.scope("for (int i = threadIdx.x; i < kTcBoxElems / "
+                          "kTcVec; i += kTcThreads)");
+    decode("kTcVec");
+    out.line("stencilc::rt::copyAsync16(dst + i * kTcVec, a.in + {});", src);
+  }
+  auto scalar = out.scope("else");
+  auto loop = out.scope(
+      "for (int i = threadIdx.x; i < kTcBoxElems; i += kTcThreads)");
+  decode("");
+  out.line("if (l{} < kTcRead{})", fast, fast);
+  if (tf32)
+    out.line("  dst[i] = stencilc::rt::roundTF32(a.in[{}]);", src);
+  else
+    out.line("  dst[i] = a.in[{}];", src);
 }
 
 void TensorCoreEmitter::emitHostSetup(
@@ -676,9 +763,14 @@ void TensorCoreEmitter::emitHostSetup(
     auto blk = out.scope("");
     // Blocks start where reads stay inside the grid and the fused kernel
     // is exact, and stop before either fails at the far side.
-    out.line("const long long sc_start = std::max<long long>(-kTcLo{0}, "
+    out.line("{1}long long sc_start = std::max<long long>(-kTcLo{0}, "
              "kTcBandLo{0});",
-             a);
+             a, a == D - 1 ? "" : "const ");
+    if (a == D - 1)
+      out.line("// The box's rows start on a multiple of 16 bytes.\n"
+               "sc_start += (kTcVec - (sc_start + kTcLo{0}) % kTcVec) % "
+               "kTcVec;",
+               a);
     out.line("const long long sc_lastRead = n{0} - 1 - kTcHi{0} - "
              "(kTcP{0} - 1) * kTcR{0} - sc_start;",
              a);
@@ -687,12 +779,34 @@ void TensorCoreEmitter::emitHostSetup(
              a);
     out.line("const long long sc_fit = std::min(sc_lastRead, sc_lastOut);");
     out.line("sc_tc_args.n{0} = n{0};\nsc_tc_args.lo{0} = sc_start;", a);
-    out.line("sc_tc_args.blocks{0} = sc_fit < 0 ? 0 : sc_fit / kTcT{0} + 1;",
+    if (a == D - 1)
+      out.line("sc_tc_args.last{0} = sc_fit < 0 ? 0 : sc_fit / kTcVec * "
+               "kTcVec;",
+               a);
+    else
+      out.line("sc_tc_args.last{0} = sc_fit < 0 ? 0 : sc_fit;", a);
+    out.line("sc_tc_args.blocks{0} = sc_fit < 0 ? 0 : (sc_tc_args.last{0} + "
+             "kTcT{0} - 1) / kTcT{0} + 1;",
              a);
     out.line("sc_tc_blocks *= sc_tc_args.blocks{};", a);
   }
   out.line("if (sc_tc_blocks > 0x7fffffffLL)\n  return "
            "cudaErrorInvalidConfiguration;");
+  out.line("// As many blocks as run at once, each over tiles blockIdx.x, + "
+           "gridDim.x, ...");
+  out.line("int sc_dev = 0, sc_sms = 0, sc_occ = 0;");
+  out.line("STENCILC_TRY(cudaGetDevice(&sc_dev));");
+  out.line("STENCILC_TRY(cudaDeviceGetAttribute(&sc_sms, "
+           "cudaDevAttrMultiProcessorCount, sc_dev));");
+  out.line("STENCILC_TRY(cudaFuncSetAttribute({}_tc_kernel, "
+           "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+           "static_cast<int>(kTcSmemBytes)));",
+           s.name);
+  out.line("STENCILC_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&sc_occ, "
+           "{}_tc_kernel, kTcThreads, kTcSmemBytes));",
+           s.name);
+  out.line("const long long sc_tc_grid = std::min<long long>(sc_tc_blocks, "
+           "static_cast<long long>(sc_sms) * std::max(sc_occ, 1));");
 }
 
 void TensorCoreEmitter::emitLaunch(const std::string &in,
@@ -701,15 +815,17 @@ void TensorCoreEmitter::emitLaunch(const std::string &in,
     auto full = out.scope("if (sc_args.nt == kFuse && sc_tc_blocks > 0)");
     out.line("sc_tc_args.in = {};\nsc_tc_args.out = {};", in, outPtr);
     out.line("STENCILC_LAUNCH({}_tc_kernel, static_cast<unsigned>("
-             "sc_tc_blocks), kTcThreads, 0, stream, sc_tc_args);",
+             "sc_tc_grid), kTcThreads, kTcSmemBytes, stream, sc_tc_args);",
              s.name);
     out.line("STENCILC_TRY(cudaGetLastError());");
+    // The CUDA-core tiles inside [lo, lo + last + kTcT) on every axis.
     for (int a = 0; a < D; ++a)
-      out.line("sc_args.skipLo{0} = sc_tc_args.lo{0};\nsc_args.skipHi{0} = "
-               "sc_tc_args.lo{0} + sc_tc_args.blocks{0} * kTcT{0};",
+      out.line("sc_args.holeLo{0} = (sc_tc_args.lo{0} + kT{0} - 1) / "
+               "kT{0};\nsc_args.holeHi{0} = std::max(sc_args.holeLo{0}, "
+               "(sc_tc_args.lo{0} + sc_tc_args.last{0} + kTcT{0}) / kT{0});",
                a);
   }
   auto other = out.scope("else");
   for (int a = 0; a < D; ++a)
-    out.line("sc_args.skipLo{0} = sc_args.skipHi{0} = 0;", a);
+    out.line("sc_args.holeLo{0} = sc_args.holeHi{0} = 0;", a);
 }

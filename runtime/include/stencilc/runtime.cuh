@@ -202,6 +202,70 @@ __device__ __forceinline__ unsigned packPair(__nv_bfloat16 lo,
          static_cast<unsigned>(__bfloat16_as_ushort(hi)) << 16;
 }
 
+/// Coordinates t[0..dims) of tile i among the tiles of a grid of tiles[]
+/// that lie outside the hole [lo, hi) (one range per axis), numbered
+/// row-major, the last axis fastest. There are prod(tiles) - prod(hi - lo)
+/// of them.
+STENCILC_HD void frameTile(long long i, int dims, const long long *tiles,
+                           const long long *lo, const long long *hi,
+                           long long *t) {
+  bool inHole = true; // whether the axes so far lie in the hole's range
+  for (int a = 0; a < dims; ++a) {
+    long long all = 1, hole = 1; // tiles of the axes after a: all, hole's
+    for (int b = a + 1; b < dims; ++b) {
+      all *= tiles[b];
+      hole *= hi[b] - lo[b];
+    }
+    if (inHole) {
+      if (i < lo[a] * all) {
+        inHole = false;
+      } else {
+        i -= lo[a] * all;
+        const long long frame = all - hole; // per slice inside the range
+        if (i < (hi[a] - lo[a]) * frame) {
+          t[a] = lo[a] + i / frame;
+          i %= frame;
+          continue;
+        }
+        i -= (hi[a] - lo[a]) * frame;
+        i += hi[a] * all; // the slices from hi on, numbered as usual
+        inHole = false;
+      }
+    }
+    t[a] = i / all;
+    i %= all;
+  }
+}
+
+/// cp.async of 16 bytes from global to shared memory, cached in L2 only
+/// (sm_80 and later); both addresses 16-byte aligned. The CPU emulation
+/// copies at once.
+__device__ __forceinline__ void copyAsync16(void *shared, const void *global) {
+#if defined(__CUDA_ARCH__)
+  const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
+  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s),
+               "l"(global)
+               : "memory");
+#else
+  std::memcpy(shared, global, 16);
+#endif
+}
+
+/// Closes this thread's group of cp.async copies issued since the last.
+__device__ __forceinline__ void copyAsyncCommit() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.commit_group;" ::: "memory");
+#endif
+}
+
+/// Waits until at most N of this thread's committed groups are pending:
+/// the older ones are then visible to it, and to the block after a barrier.
+template <int N> __device__ __forceinline__ void copyAsyncWait() {
+#if defined(__CUDA_ARCH__)
+  asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#endif
+}
+
 namespace tc {
 
 #define STENCILC_DEV __device__ __forceinline__

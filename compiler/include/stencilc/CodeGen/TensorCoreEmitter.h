@@ -44,7 +44,11 @@ struct TensorCorePlan {
   Offset tile{1, 1, 1};    ///< Outputs per block: patches * patch.
   Offset lo{}, hi{};       ///< The fused kernel's reach below / above.
   Offset box{1, 1, 1};     ///< Shared-memory input box: tile - patch +
-                           ///< hi - lo + 1.
+                           ///< hi - lo + 1, the fastest axis rounded up
+                           ///< to whole 16-byte copies.
+  int read = 1;            ///< The box's fastest extent before rounding:
+                           ///< what the kernel reads.
+  int vec = 1;             ///< Elements per 16-byte copy.
   int threads = 128;
   int jobs = 1; ///< Warp jobs (8 patches each) per block.
   int64_t sharedBytes = 0;
@@ -93,6 +97,8 @@ public:
   void emitLaunch(const std::string &in, const std::string &out);
 
 private:
+  /// The kernel's copy of its input box into shared memory.
+  void emitBoxLoad();
   std::string axes(const std::function<std::string(int)> &f,
                    const std::string &sep = ", ") const;
   /// The row-major index of coordinates `c(a)` in extents `n(a)`.
