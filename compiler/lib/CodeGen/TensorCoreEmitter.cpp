@@ -431,185 +431,188 @@ void TensorCoreEmitter::emitKernel() {
       for (int r = 0; r < aRegs; ++r)
         out.line("sc_a[{}][{}] = {};", tile, r, aWord(tile, r));
   }
-  {
-    auto tilesLoop = out.scope("for (int sc_c = 0; sc_tile < sc_count; "
-                               "++sc_c, sc_tile += gridDim.x)");
-    out.line("Elem *const s_in = sc_buf + (sc_c & 1) * kTcBufElems;");
-    out.line("const long long {};", axes([&](int a) {
-               return "o" + i(a) + " = sc_o[" + i(a) + "]";
-             }));
-    {
-      auto next = out.scope("if (sc_tile + gridDim.x < sc_count)");
-      out.line("sc_origin(sc_tile + gridDim.x, sc_o);\nsc_load(sc_buf + "
-               "((sc_c + 1) & 1) * kTcBufElems, sc_o);\n"
-               "stencilc::rt::copyAsyncCommit();\n"
-               "stencilc::rt::copyAsyncWait<1>();");
-    }
-    out.line("else\n  stencilc::rt::copyAsyncWait<0>();");
-    if (f.type == MmaType::TF32)
-      out.line("// tf32 operands: each thread rounds the copies it made.\n"
-               "if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
-               "kTcBoxElems; i += kTcThreads * kTcVec)\n#pragma unroll\n    "
-               "for (int e = 0; e < kTcVec; ++e)\n      s_in[i + e] = "
-               "stencilc::rt::roundTF32(s_in[i + e]);");
-    out.line("__syncthreads();");
-    // Element k of the lane's B fragment, as an s_in index expression.
-    auto bAt = [&](int k) {
-      if (!plan.uniformGather)
-        return fmt::format("s_in[sc_at({})]", k);
-      return fmt::format("sc_b[{}]", lin(plan.constant[k]) - lin(plan.lo));
-    };
-    // A pair of halves at adjacent even offsets loads as one 32-bit word
-    // when every lane's address is even: the patch corner and the lane
-    // offsets are even whenever the box's fastest extent, the patch along
-    // the fastest axis and the lane offsets are.
-    bool evenBase =
-        plan.patch[fast] % 2 == 0 && (D == 1 || plan.box[fast] % 2 == 0);
-    for (int t = 0; t < 4 && plan.uniformGather; ++t)
-      evenBase &= lin(plan.lane[t]) % 2 == 0;
-    auto pairWord = [&](int k0) -> std::optional<std::string> {
-      if (!plan.uniformGather || E != 2 || !evenBase)
-        return std::nullopt;
-      int64_t c0 = lin(plan.constant[k0]) - lin(plan.lo);
-      int64_t c1 = lin(plan.constant[k0 + 1]) - lin(plan.lo);
-      if (c1 != c0 + 1 || c0 % 2)
-        return std::nullopt;
-      return fmt::format("*reinterpret_cast<const unsigned *>(sc_b + {})", c0);
-    };
-    // B register r of K tile tk into `dst[r]`.
-    auto loadB = [&](int tk, const std::string &dst) {
-      for (int r = 0; r < bRegs; ++r) {
-        int k0 = (tk * bRegs + r) * E;
-        if (std::optional<std::string> w = pairWord(k0))
-          out.line("{}[{}] = {};", dst, r, *w);
-        else if (E == 2)
-          out.line("{}[{}] = stencilc::rt::packPair({}, {});", dst, r, bAt(k0),
-                   bAt(k0 + 1));
-        else if (f.type == MmaType::TF32)
-          out.line("{}[{}] = __float_as_uint({});", dst, r, bAt(k0));
-        else
-          out.line("{}[{}] = {};", dst, r, bAt(k0));
-      }
-    };
-    // Every M tile's product with K tile tk's B fragment `b`.
-    auto mmas = [&](int tk, const std::string &b) {
-      for (int tm = 0; tm < pk.tilesM; ++tm) {
-        int tile = tm * pk.tilesK + tk;
-        std::string av;
-        if (hoist) {
-          av = fmt::format("sc_a[{}]", tile);
-        } else {
-          std::string init;
-          for (int r = 0; r < aRegs; ++r)
-            init += (r ? ", " : "") + aWord(tile, r);
-          out.line("const {} av{}_{}[kTcARegs] = {{{}}};", word, tm, tk, init);
-          av = fmt::format("av{}_{}", tm, tk);
-        }
-        if (f.sparse)
-          out.line("{}<{}>(acc[{}], {}, {}, meta[{}]);", mmaFunction(f),
-                   pk.tileSelector[tile], tm, av, b, pk.tileMetaReg[tile]);
-        else
-          out.line("{}(acc[{}], {}, {});", mmaFunction(f), tm, av, b);
-      }
-    };
-    // D: accumulator i of the lane sits at (row, patch) per PTX.md; the row
-    // is an output of the patch, row-major over it. Needs p0.. and jx.
-    auto scatter = [&]() {
-      out.line("#pragma unroll");
-      auto tmLoop = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
-      out.line("#pragma unroll");
-      auto iLoop = out.scope(fmt::format("for (int i = 0; i < {}; ++i)", accs));
-      if (f.m == 8)
-        out.line("const int sc_row = tm * {} + g, sc_col = 2 * t + i;", f.m);
+  // Element k of the lane's B fragment, as an s_in index expression.
+  auto bAt = [&](int k) {
+    if (!plan.uniformGather)
+      return fmt::format("s_in[sc_at({})]", k);
+    return fmt::format("sc_b[{}]", lin(plan.constant[k]) - lin(plan.lo));
+  };
+  // A pair of halves at adjacent even offsets loads as one 32-bit word
+  // when every lane's address is even: the patch corner and the lane
+  // offsets are even whenever the box's fastest extent, the patch along
+  // the fastest axis and the lane offsets are.
+  bool evenBase =
+      plan.patch[fast] % 2 == 0 && (D == 1 || plan.box[fast] % 2 == 0);
+  for (int t = 0; t < 4 && plan.uniformGather; ++t)
+    evenBase &= lin(plan.lane[t]) % 2 == 0;
+  auto pairWord = [&](int k0) -> std::optional<std::string> {
+    if (!plan.uniformGather || E != 2 || !evenBase)
+      return std::nullopt;
+    int64_t c0 = lin(plan.constant[k0]) - lin(plan.lo);
+    int64_t c1 = lin(plan.constant[k0 + 1]) - lin(plan.lo);
+    if (c1 != c0 + 1 || c0 % 2)
+      return std::nullopt;
+    return fmt::format("*reinterpret_cast<const unsigned *>(sc_b + {})", c0);
+  };
+  // B register r of K tile tk into `dst[r]`.
+  auto loadB = [&](int tk, const std::string &dst) {
+    for (int r = 0; r < bRegs; ++r) {
+      int k0 = (tk * bRegs + r) * E;
+      if (std::optional<std::string> w = pairWord(k0))
+        out.line("{}[{}] = {};", dst, r, *w);
+      else if (E == 2)
+        out.line("{}[{}] = stencilc::rt::packPair({}, {});", dst, r, bAt(k0),
+                 bAt(k0 + 1));
+      else if (f.type == MmaType::TF32)
+        out.line("{}[{}] = __float_as_uint({});", dst, r, bAt(k0));
       else
-        out.line("const int sc_row = tm * {} + g + 8 * (i >> 1), sc_col = 2 * "
-                 "t + (i & 1);",
-                 f.m);
-      auto guard = out.scope("if (sc_row < kTcRows)");
-      std::string stride = "1";
-      std::vector<std::string> within(D);
-      for (int a = D - 1; a >= 0; --a) {
-        within[a] = "(sc_row / (" + stride + ")) % kTcR" + i(a);
-        stride = stride + " * kTcR" + i(a);
+        out.line("{}[{}] = {};", dst, r, bAt(k0));
+    }
+  };
+  // Every M tile's product with K tile tk's B fragment `b`.
+  auto mmas = [&](int tk, const std::string &b) {
+    for (int tm = 0; tm < pk.tilesM; ++tm) {
+      int tile = tm * pk.tilesK + tk;
+      std::string av;
+      if (hoist) {
+        av = fmt::format("sc_a[{}]", tile);
+      } else {
+        std::string init;
+        for (int r = 0; r < aRegs; ++r)
+          init += (r ? ", " : "") + aWord(tile, r);
+        out.line("const {} av{}_{}[kTcARegs] = {{{}}};", word, tm, tk, init);
+        av = fmt::format("av{}_{}", tm, tk);
       }
-      for (int a = 0; a < D; ++a)
-        out.line("const long long q{0} = o{0} + {1} * kTcR{0} + {2};", a,
-                 a == fast ? "(jx * 8 + sc_col)" : "p" + i(a), within[a]);
-      out.line("a.out[{}] = stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
-               linear([&](int a) { return "q" + i(a); },
-                      [&](int a) { return "a.n" + i(a); }));
-    };
+      if (f.sparse)
+        out.line("{}<{}>(acc[{}], {}, {}, meta[{}]);", mmaFunction(f),
+                 pk.tileSelector[tile], tm, av, b, pk.tileMetaReg[tile]);
+      else
+        out.line("{}(acc[{}], {}, {});", mmaFunction(f), tm, av, b);
+    }
+  };
+  // D: accumulator i of the lane sits at (row, patch) per PTX.md; the row
+  // is an output of the patch, row-major over it. Needs p0.. and jx.
+  auto scatter = [&]() {
+    out.line("#pragma unroll");
+    auto tmLoop = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
+    out.line("#pragma unroll");
+    auto iLoop = out.scope(fmt::format("for (int i = 0; i < {}; ++i)", accs));
+    if (f.m == 8)
+      out.line("const int sc_row = tm * {} + g, sc_col = 2 * t + i;", f.m);
+    else
+      out.line("const int sc_row = tm * {} + g + 8 * (i >> 1), sc_col = 2 * "
+               "t + (i & 1);",
+               f.m);
+    auto guard = out.scope("if (sc_row < kTcRows)");
+    std::string stride = "1";
+    std::vector<std::string> within(D);
+    for (int a = D - 1; a >= 0; --a) {
+      within[a] = "(sc_row / (" + stride + ")) % kTcR" + i(a);
+      stride = stride + " * kTcR" + i(a);
+    }
+    for (int a = 0; a < D; ++a)
+      out.line("const long long q{0} = o{0} + {1} * kTcR{0} + {2};", a,
+               a == fast ? "(jx * 8 + sc_col)" : "p" + i(a), within[a]);
+    out.line("a.out[{}] = stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
+             linear([&](int a) { return "q" + i(a); },
+                    [&](int a) { return "a.n" + i(a); }));
+  };
 
-    if (plan.rolling) {
-      // Each warp walks down its own run of patch rows of the block's one
-      // column of 8 patches; sc_w[tk] holds kernel row tk's B fragment for
-      // the current patch row, and moving one row down shifts the window by
-      // one and loads only the last kernel row.
-      const int T = pk.tilesK;
-      out.line("constexpr int kTcRowsPerWarp = kTcP0 / kTcWarps;");
-      out.line("static_assert(kTcRowsPerWarp * kTcWarps == kTcJobs, \"one "
-               "run of patch rows per warp\");");
-      out.line("const int jx = 0, sc_first = (threadIdx.x >> 5) * "
-               "kTcRowsPerWarp;");
-      out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + g * "
-               "kTcR1 + sc_lane;");
-      // The window is a ring: in unrolled trip u, kernel row tk sits in
-      // slot (u + tk) % T, and the row loaded for the next patch row takes
-      // the slot kernel row 0 frees. No register moves.
-      out.line("{} sc_w[{}][kTcBRegs];", word, T);
-      for (int tk = 0; tk < T; ++tk)
-        loadB(tk, fmt::format("sc_w[{}]", tk));
-      auto rows = out.scope(
-          fmt::format("for (int sc_i = 0; sc_i < kTcRowsPerWarp; sc_i += {})",
-                      T));
-      out.line("#pragma unroll");
-      auto trips = out.scope(
-          fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", T));
-      out.line("if (sc_i + sc_u >= kTcRowsPerWarp)\n  break;");
-      out.line("const int p0 = sc_first + sc_i + sc_u;");
-      out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
-      for (int tk = 0; tk < T; ++tk)
-        mmas(tk, fmt::format("sc_w[(sc_u + {}) % {}]", tk, T));
-      scatter();
-      auto more = out.scope("if (sc_i + sc_u + 1 < kTcRowsPerWarp)");
-      out.line("sc_b += kTcR0 * kTcBox1;");
-      loadB(T - 1, "sc_w[sc_u]");
-    } else {
-      auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
-                            "kTcJobs; sc_job += kTcWarps)");
-      out.line("int sc_j = sc_job;");
-      out.line("const int jx = sc_j % (kTcP{0} / 8);\nsc_j /= (kTcP{0} / 8);",
-               fast);
-      for (int a = fast - 1; a >= 1; --a)
-        out.line("const int p{0} = sc_j % kTcP{0};\nsc_j /= kTcP{0};", a);
-      if (fast >= 1)
-        out.line("const int p0 = sc_j;");
-      // This lane's B column is patch g of the job.
-      out.line("const int sc_base = {};",
-               linear(
-                   [&](int a) {
-                     return a == fast ? "(jx * 8 + g) * kTcR" + i(a)
-                                      : "p" + i(a) + " * kTcR" + i(a);
-                   },
-                   [&](int a) { return "kTcBox" + i(a); }));
-      if (!plan.uniformGather)
-        out.line("auto sc_at = [&](int k) {{ const unsigned o = s_lut[k * 4 + "
-                 "t]; return o == 0xFFFFu ? kTcZero : sc_base + "
-                 "static_cast<int>(o); }};");
-      else
-        out.line("const Elem *const sc_b = s_in + sc_base + sc_lane;");
-      out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
-      for (int tk = 0; tk < pk.tilesK; ++tk) {
-        auto blk = out.scope("");
-        out.line("{} b[kTcBRegs];", word);
-        loadB(tk, "b");
-        mmas(tk, "b");
-      }
-      scatter();
-    }
-    out.line("// Every warp is done with this buffer before the next copy "
-             "into it.\n__syncthreads();");
+  // The tile loop: wait for this tile's box (after starting the next
+  // one's), compute, and let every warp finish before the buffer is reused.
+  out.line("for (int sc_c = 0; sc_tile < sc_count; ++sc_c, sc_tile += "
+           "gridDim.x) {{");
+  out.indent();
+  out.line("Elem *const s_in = sc_buf + (sc_c & 1) * kTcBufElems;");
+  out.line("const long long {};", axes([&](int a) {
+             return "o" + i(a) + " = sc_o[" + i(a) + "]";
+           }));
+  {
+    auto next = out.scope("if (sc_tile + gridDim.x < sc_count)");
+    out.line("sc_origin(sc_tile + gridDim.x, sc_o);\nsc_load(sc_buf + "
+             "((sc_c + 1) & 1) * kTcBufElems, sc_o);\n"
+             "stencilc::rt::copyAsyncCommit();\n"
+             "stencilc::rt::copyAsyncWait<1>();");
   }
+  out.line("else\n  stencilc::rt::copyAsyncWait<0>();");
+  if (f.type == MmaType::TF32)
+    out.line("// tf32 operands: each thread rounds the copies it made.\n"
+             "if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
+             "kTcBoxElems; i += kTcThreads * kTcVec)\n#pragma unroll\n    "
+             "for (int e = 0; e < kTcVec; ++e)\n      s_in[i + e] = "
+             "stencilc::rt::roundTF32(s_in[i + e]);");
+  out.line("__syncthreads();");
+  if (plan.rolling) {
+    // Each warp walks down its own run of patch rows of the block's one
+    // column of 8 patches, holding kernel row tk's B fragment for the
+    // current patch row in registers; moving one row down loads only the
+    // last kernel row.
+    const int T = pk.tilesK;
+    out.line("constexpr int kTcRowsPerWarp = kTcP0 / kTcWarps;");
+    out.line("static_assert(kTcRowsPerWarp * kTcWarps == kTcJobs, \"one "
+             "run of patch rows per warp\");");
+    out.line("const int jx = 0, sc_first = (threadIdx.x >> 5) * "
+             "kTcRowsPerWarp;");
+    out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + g * "
+             "kTcR1 + sc_lane;");
+    // The window is a ring: in unrolled trip u, kernel row tk sits in
+    // slot (u + tk) % T, and the row loaded for the next patch row takes
+    // the slot kernel row 0 frees. No register moves.
+    out.line("{} sc_w[{}][kTcBRegs];", word, T);
+    for (int tk = 0; tk < T; ++tk)
+      loadB(tk, fmt::format("sc_w[{}]", tk));
+    auto rows = out.scope(
+        fmt::format("for (int sc_i = 0; sc_i < kTcRowsPerWarp; sc_i += {})",
+                    T));
+    out.line("#pragma unroll");
+    auto trips = out.scope(
+        fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", T));
+    out.line("if (sc_i + sc_u >= kTcRowsPerWarp)\n  break;");
+    out.line("const int p0 = sc_first + sc_i + sc_u;");
+    out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
+    for (int tk = 0; tk < T; ++tk)
+      mmas(tk, fmt::format("sc_w[(sc_u + {}) % {}]", tk, T));
+    scatter();
+    auto more = out.scope("if (sc_i + sc_u + 1 < kTcRowsPerWarp)");
+    out.line("sc_b += kTcR0 * kTcBox1;");
+    loadB(T - 1, "sc_w[sc_u]");
+  } else {
+    auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
+                          "kTcJobs; sc_job += kTcWarps)");
+    out.line("int sc_j = sc_job;");
+    out.line("const int jx = sc_j % (kTcP{0} / 8);\nsc_j /= (kTcP{0} / 8);",
+             fast);
+    for (int a = fast - 1; a >= 1; --a)
+      out.line("const int p{0} = sc_j % kTcP{0};\nsc_j /= kTcP{0};", a);
+    if (fast >= 1)
+      out.line("const int p0 = sc_j;");
+    // This lane's B column is patch g of the job.
+    out.line("const int sc_base = {};",
+             linear(
+                 [&](int a) {
+                   return a == fast ? "(jx * 8 + g) * kTcR" + i(a)
+                                    : "p" + i(a) + " * kTcR" + i(a);
+                 },
+                 [&](int a) { return "kTcBox" + i(a); }));
+    if (!plan.uniformGather)
+      out.line("auto sc_at = [&](int k) {{ const unsigned o = s_lut[k * 4 + "
+               "t]; return o == 0xFFFFu ? kTcZero : sc_base + "
+               "static_cast<int>(o); }};");
+    else
+      out.line("const Elem *const sc_b = s_in + sc_base + sc_lane;");
+    out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
+    for (int tk = 0; tk < pk.tilesK; ++tk) {
+      auto blk = out.scope("");
+      out.line("{} b[kTcBRegs];", word);
+      loadB(tk, "b");
+      mmas(tk, "b");
+    }
+    scatter();
+  }
+  out.line("// Every warp is done with this buffer before the next copy "
+           "into it.\n__syncthreads();");
+  out.dedent();
+  out.line("}}");
   out.dedent();
   out.line("}}");
 }
