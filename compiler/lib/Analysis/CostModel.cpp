@@ -78,7 +78,15 @@ bool stencilc::buildTensorCoreProgram(Stencil &s, const Strategy &st,
   std::string archOpt = "arch=" + std::to_string(arch);
   switch (st.layout) {
   case MatrixLayout::Decompose:
-    pipeline += "decompose{" + archOpt + "}";
+    // 16-bit 2:4 with a fused kernel at most 15 wide: 16 outputs a patch,
+    // so each kernel row's block is 32 columns, one m16n8k32 K tile, and
+    // every row of A is an output. SPIDER's kx + 1 rows do the same MMAs
+    // per point but split K tiles across kernel rows (narrow kernels) or
+    // straddle them (kx = 9 to 13), which rules out the rolling kernel.
+    if (sparse && s.elemType != ElemType::F32 && 2 * radius * st.steps < 15)
+      pipeline += "decompose{rows=16," + archOpt + "}";
+    else
+      pipeline += "decompose{" + archOpt + "}";
     // 2:4: SPIDER's pairs of pairs, ordered so each B register's halves
     // are neighbours (one load); tf32 keeps SPIDER's 1:2 order.
     if (sparse)

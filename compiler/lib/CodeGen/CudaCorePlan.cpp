@@ -82,7 +82,7 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
                                                    std::optional<int> fuse,
                                                    GpuArch arch,
                                                    DiagnosticEngine &diags,
-                                                   bool allowStream) {
+                                                   bool frame) {
   CudaCorePlan p;
   bool byModel = false;
   if (!fuse) {
@@ -96,7 +96,7 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     p.numUpdated += g.updated;
   for (int a = 0; a < s.dims; ++a)
     p.radius[a] = s.updatedRadius(a);
-  if (allowStream)
+  if (!frame)
     if (std::optional<CudaCorePlan> sp = planStream(s, p, arch))
       return sp;
   // Default tiles. In 2-D, 64x64 beat 32x128, 64x128, 32x256, 16x256,
@@ -110,6 +110,14 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   static const int kStrips[kMaxDims] = {1, 8, 4};
   p.tile = kTiles[s.dims - 1];
   p.strip = kStrips[s.dims - 1];
+  // A tensor-core program's frame is one wave of edge tiles, timed by a
+  // block's latency: 32x32 tiles of 128 threads took box-2d9p's frame (f16,
+  // t = 7, 10240^2) from 75 to 62 us; 16x16 tiles also took 62 us
+  // (docs/benchmarks.md, session 6).
+  if (frame && s.dims == 2) {
+    p.tile = {32, 32, 1};
+    p.threads = 128;
+  }
   int64_t limit = maxSharedBytesPerBlock(arch);
   // Halve the largest tile extent that may still shrink until the buffers
   // fit. Axis 0 keeps room for one strip.

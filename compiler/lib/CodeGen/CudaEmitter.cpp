@@ -1493,7 +1493,7 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
       fuse = s.matrix->steps;
     }
     std::optional<CudaCorePlan> p =
-        planCudaCore(s, fuse, opts.arch, diags, /*allowStream=*/!s.matrix);
+        planCudaCore(s, fuse, opts.arch, diags, /*frame=*/s.matrix.has_value());
     if (!p)
       return std::nullopt;
     plans.push_back(*p);

@@ -181,14 +181,17 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     plan.patches[0] = std::max(1, 4 / plan.patch[0]);
   plan.rolling = canRoll(p, plan);
   if (plan.rolling) {
-    // One column of 8 patches, 32 patch rows per warp: the 15-odd rows of
-    // warm-up amortize over 32 jobs, and the box is only 1/8 halo wide.
+    // One column of 8 patches, up to 32 patch rows per warp: the 15-odd
+    // rows of warm-up amortize over ~30 jobs, and the box is only 1/8 halo
+    // wide.
     plan.patches[fast] = 8;
     plan.patches[0] = 128;
   }
   unsigned elemBytes = elemTypeBytes(s.grids[p.grid].type);
   plan.vec = static_cast<int>(16 / elemBytes);
-  for (;;) {
+  // Tile, box and shared memory of the current patches; returns the box's
+  // elements.
+  auto size = [&] {
     int64_t boxElems = 1;
     for (int a = 0; a < D; ++a) {
       plan.tile[a] = plan.patches[a] * plan.patch[a];
@@ -207,9 +210,12 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
       boxElems *= plan.box[a];
     }
     plan.sharedBytes = sharedBytesOf(plan, p, elemBytes);
+    return boxElems;
+  };
+  for (;;) {
     // Static shared memory (48 KiB), and gather offsets that fit 16 bits
     // with 0xFFFF left for zero columns.
-    if (plan.sharedBytes <= 48 * 1024 && boxElems < 0xFFFF)
+    if (size() < 0xFFFF && plan.sharedBytes <= 48 * 1024)
       break;
     int shrink = -1;
     for (int a = 0; a < fast; ++a)
@@ -227,6 +233,18 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     plan.patches[shrink] = shrink == fast
                                ? std::max(8, plan.patches[fast] / 2 / 8 * 8)
                                : plan.patches[shrink] / 2;
+  }
+  if (plan.rolling) {
+    // Three blocks per SM where the two buffers allow (each SM has 228 KiB
+    // on sm_90, 164 KiB on sm_80, less 1 KiB per block): the rolling
+    // kernel is latency-bound at two (docs/benchmarks.md, session 6).
+    // Whole runs of patch rows per warp, at least 8 each.
+    const int64_t perBlock = (p.arch >= 90 ? 228 : 164) * 1024 / 3 - 1024;
+    const int warps = plan.threads / 32;
+    while (2 * plan.sharedBytes > perBlock && plan.patches[0] > 8 * warps) {
+      plan.patches[0] -= warps;
+      size();
+    }
   }
   // Each warp needs whole, equal runs of patch rows.
   if (plan.rolling && plan.patches[0] % (plan.threads / 32))

@@ -16,7 +16,7 @@ TEST(CudaCorePlan, TilesShrinkToFitAndDeepFusionIsRejected) {
   ASSERT_TRUE(c.module) << c.diagText;
   for (int fuse = 1; fuse <= 4; ++fuse) {
     auto p = planCudaCore(c.stencil(), fuse, GpuArch::SM80, c.diags,
-                          /*allowStream=*/false);
+                          /*frame=*/true);
     ASSERT_TRUE(p) << fuse;
     EXPECT_FALSE(p->stream);
     EXPECT_LE(p->sharedBytes, maxSharedBytesPerBlock(GpuArch::SM80));

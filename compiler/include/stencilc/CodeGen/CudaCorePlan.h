@@ -63,16 +63,18 @@ struct CudaCorePlan {
 };
 
 /// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
-/// automatic even where the source hints a depth. The streaming kernel is
-/// planned where it applies and `allowStream` is set (the tensor-core
-/// targets run the box kernel on their boundary bands). Reports an error
-/// and returns nullopt when even the smallest tile does not fit in shared
-/// memory.
+/// automatic even where the source hints a depth. `frame` plans the
+/// CUDA-core kernel of a tensor-core program, which computes only the tiles
+/// around the tensor cores' region: always the box kernel, and in 2-D
+/// smaller tiles (a frame block's latency, not its throughput, is what
+/// counts). Otherwise the streaming kernel is planned where it applies.
+/// Reports an error and returns nullopt when even the smallest tile does
+/// not fit in shared memory.
 std::optional<CudaCorePlan> planCudaCore(const Stencil &stencil,
                                          std::optional<int> fuse,
                                          GpuArch arch,
                                          DiagnosticEngine &diags,
-                                         bool allowStream = true);
+                                         bool frame = false);
 
 } // namespace stencilc
 
