@@ -239,12 +239,14 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     // on sm_90, 164 KiB on sm_80, less 1 KiB per block): the rolling
     // kernel is latency-bound at two (docs/benchmarks.md, session 6).
     // Whole runs of patch rows per warp, at least 8 each.
+    // The buffers as the kernel sizes them (kTcSmemBytes).
     const int64_t perBlock = (p.arch >= 90 ? 228 : 164) * 1024 / 3 - 1024;
     const int warps = plan.threads / 32;
-    while (2 * plan.sharedBytes > perBlock && plan.patches[0] > 8 * warps) {
+    auto buffers = [&] {
+      return 2 * ((size() + plan.vec) / plan.vec * plan.vec) * elemBytes;
+    };
+    while (buffers() > perBlock && plan.patches[0] > 8 * warps)
       plan.patches[0] -= warps;
-      size();
-    }
   }
   // Each warp needs whole, equal runs of patch rows.
   if (plan.rolling && plan.patches[0] % (plan.threads / 32))
