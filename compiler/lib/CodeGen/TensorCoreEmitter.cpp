@@ -213,8 +213,9 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     return boxElems;
   };
   for (;;) {
-    // Static shared memory (48 KiB), and gather offsets that fit 16 bits
-    // with 0xFFFF left for zero columns.
+    // At most 48 KiB a buffer (the kernel holds two, in dynamic shared
+    // memory), and gather offsets that fit 16 bits with 0xFFFF left for
+    // zero columns.
     if (size() < 0xFFFF && plan.sharedBytes <= 48 * 1024)
       break;
     int shrink = -1;
@@ -238,8 +239,8 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     // Three blocks per SM where the two buffers allow (each SM has 228 KiB
     // on sm_90, 164 KiB on sm_80, less 1 KiB per block): the rolling
     // kernel is latency-bound at two (docs/benchmarks.md, session 6).
-    // Whole runs of patch rows per warp, at least 8 each.
-    // The buffers as the kernel sizes them (kTcSmemBytes).
+    // Whole runs of patch rows per warp, at least 8 each. `buffers` is
+    // the kernel's kTcSmemBytes.
     const int64_t perBlock = (p.arch >= 90 ? 228 : 164) * 1024 / 3 - 1024;
     const int warps = plan.threads / 32;
     auto buffers = [&] {
