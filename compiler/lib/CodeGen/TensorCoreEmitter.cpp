@@ -46,19 +46,14 @@ void columnRange(const MatrixProgram &p, Offset &lo, Offset &hi) {
   }
 }
 
-/// Shared memory of a plan: one buffer of the input box plus one zero
-/// element, and the gather table. The kernel holds two box buffers.
-int64_t sharedBytesOf(const TensorCorePlan &plan, const MatrixProgram &p,
-                      unsigned elemBytes) {
-  int64_t boxElems = 1;
-  for (int a = 0; a < plan.dims; ++a)
-    boxElems *= plan.box[a];
+/// Bytes of the gather table in (static) shared memory; none when the
+/// gather is uniform.
+int64_t lutBytes(const TensorCorePlan &plan, const MatrixProgram &p) {
+  if (plan.uniformGather)
+    return 0;
   const PackedFragments &pk = *p.packed;
-  int64_t lut = plan.uniformGather
-                    ? 0
-                    : static_cast<int64_t>(pk.tilesK) * bRegisters(pk.shape) *
-                          elementsPerRegister(pk.shape.type) * 4;
-  return (boxElems + 1) * elemBytes + lut * 2;
+  return static_cast<int64_t>(pk.tilesK) * bRegisters(pk.shape) *
+         elementsPerRegister(pk.shape.type) * 4 * 2;
 }
 
 /// Decides whether B's gather is uniform across lanes (see TensorCorePlan)
@@ -105,6 +100,18 @@ void planGather(const MatrixProgram &p, TensorCorePlan &plan) {
     }
     // A register of zero columns reads what its predecessor read.
     constant[k] = c ? *c : constant[k ? k - 1 : full];
+  }
+  // An element of zero columns paired in a register with a real one reads
+  // the input beside it along the fastest axis, so that the pair stays two
+  // adjacent inputs, one word.
+  auto none = [&](int k) { return !at[k][0] && !at[k][1] && !at[k][2] && !at[k][3]; };
+  const int fast = plan.dims - 1;
+  for (int k = 0; k < count && E == 2; ++k) {
+    int mate = k % 2 ? k - 1 : k + 1;
+    if (none(k) && !none(mate)) {
+      constant[k] = constant[mate];
+      constant[k][fast] += k % 2 ? 1 : -1;
+    }
   }
   for (int k = 0; k < count; ++k)
     for (int t = 0; t < 4; ++t) {
@@ -189,6 +196,30 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
   }
   unsigned elemBytes = elemTypeBytes(s.grids[p.grid].type);
   plan.vec = static_cast<int>(16 / elemBytes);
+  // The box starts a whole number of 16-byte copies before the tile, so
+  // that tiles (and the runs of outputs they store) start 16-byte aligned
+  // too; except where that would move 16-bit pairs that load as one word
+  // (planGather) off even offsets.
+  const int reach = plan.lo[fast];
+  {
+    int aligned = plan.lo[fast] - ((plan.lo[fast] % plan.vec) + plan.vec) %
+                                      plan.vec;
+    bool words = plan.uniformGather &&
+                 elementsPerRegister(p.packed->shape.type) == 2;
+    if (!words || (plan.lo[fast] - aligned) % 2 == 0)
+      plan.lo[fast] = aligned;
+  }
+  int outputs = 1;
+  for (int a = 0; a < D; ++a)
+    outputs *= plan.patch[a];
+  plan.stageElems = 8 * outputs;
+  // The widest chunk, at most 16 bytes, that keeps all 32 lanes busy;
+  // 16 bytes where none does.
+  plan.chunk = plan.vec;
+  while (plan.chunk > 1 && plan.stageElems / plan.chunk % 32 != 0)
+    plan.chunk /= 2;
+  if (plan.stageElems / plan.chunk % 32 != 0)
+    plan.chunk = plan.vec;
   // Tile, box and shared memory of the current patches; returns the box's
   // elements.
   auto size = [&] {
@@ -209,14 +240,18 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
       }
       boxElems *= plan.box[a];
     }
-    plan.sharedBytes = sharedBytesOf(plan, p, elemBytes);
+    plan.bufElems = (boxElems + plan.vec) / plan.vec * plan.vec;
+    plan.sharedBytes =
+        (2 * plan.bufElems + plan.threads / 32 * plan.stageElems) * elemBytes;
     return boxElems;
   };
   for (;;) {
-    // At most 48 KiB a buffer (the kernel holds two, in dynamic shared
-    // memory), and gather offsets that fit 16 bits with 0xFFFF left for
-    // zero columns.
-    if (size() < 0xFFFF && plan.sharedBytes <= 48 * 1024)
+    // At most 48 KiB for a buffer and the gather table (the kernel holds
+    // two buffers, in dynamic shared memory), and gather offsets that fit
+    // 16 bits with 0xFFFF left for zero columns.
+    int64_t boxElems = size();
+    int64_t bufferBytes = plan.bufElems * elemBytes + lutBytes(plan, p);
+    if (boxElems < 0xFFFF && bufferBytes <= 48 * 1024)
       break;
     int shrink = -1;
     for (int a = 0; a < fast; ++a)
@@ -224,9 +259,14 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
         shrink = a;
     if (shrink < 0 && plan.patches[fast] > 8)
       shrink = fast;
+    if (shrink < 0 && plan.lo[fast] != reach) {
+      // The alignment's extra columns do not fit: unaligned stores it is.
+      plan.lo[fast] = reach;
+      continue;
+    }
     if (shrink < 0) {
       diags.error(s.loc, "the tensor-core tile of stencil '" + s.name +
-                             "' needs " + llvm::Twine(plan.sharedBytes) +
+                             "' needs " + llvm::Twine(bufferBytes) +
                              " bytes of shared memory, more than 48 KiB; "
                              "use a smaller patch or fusion depth");
       return std::nullopt;
@@ -236,17 +276,14 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
                                : plan.patches[shrink] / 2;
   }
   if (plan.rolling) {
-    // Three blocks per SM where the two buffers allow (each SM has 228 KiB
-    // on sm_90, 164 KiB on sm_80, less 1 KiB per block): the rolling
-    // kernel is latency-bound at two (docs/benchmarks.md, session 6).
-    // Whole runs of patch rows per warp, at least 8 each. `buffers` is
-    // the kernel's kTcSmemBytes.
+    // Three blocks per SM where the shared memory allows (each SM has
+    // 228 KiB on sm_90, 164 KiB on sm_80, less 1 KiB per block): the
+    // rolling kernel is latency-bound at two (docs/benchmarks.md, session
+    // 6). Whole runs of patch rows per warp, at least 8 each.
     const int64_t perBlock = (p.arch >= 90 ? 228 : 164) * 1024 / 3 - 1024;
     const int warps = plan.threads / 32;
-    auto buffers = [&] {
-      return 2 * ((size() + plan.vec) / plan.vec * plan.vec) * elemBytes;
-    };
-    while (buffers() > perBlock && plan.patches[0] > 8 * warps)
+    for (size(); plan.sharedBytes > perBlock && plan.patches[0] > 8 * warps;
+         size())
       plan.patches[0] -= warps;
   }
   // Each warp needs whole, equal runs of patch rows.
@@ -292,6 +329,23 @@ void TensorCoreEmitter::emitKernel() {
   const std::string word = f64 ? "double" : "unsigned";
   const std::string acc = f64 ? "double" : "float";
   auto i = [](int a) { return std::to_string(a); };
+  // Offset of element x of stage run `run` from the job's first output.
+  auto runOffset = [&](const std::string &run, const std::string &x) {
+    std::string stride = "1";
+    std::vector<std::string> within(D);
+    for (int a = fast - 1; a >= 0; --a) {
+      within[a] = "((" + run + ") / (" + stride + ")) % kTcR" + i(a);
+      stride = stride + " * kTcR" + i(a);
+    }
+    return linear([&](int a) { return a == fast ? x : within[a]; },
+                  [&](int a) { return "static_cast<long long>(a.n" + i(a) +
+                                      ")"; });
+  };
+  const int chunkBytes = plan.chunk * (16 / plan.vec);
+  const std::string chunkType = chunkBytes == 16  ? "uint4"
+                                : chunkBytes == 8 ? "uint2"
+                                : chunkBytes == 4 ? "unsigned"
+                                                  : "unsigned short";
 
   out.line("// Tensor cores: {} ({}), {} layout, patch {}, block tile {}, "
            "{} warp jobs of 8 patches.",
@@ -315,16 +369,29 @@ void TensorCoreEmitter::emitKernel() {
            plan.vec, fast, plan.read);
   out.line("constexpr int kTcBoxElems = {}, kTcZero = kTcBoxElems;",
            axes([](int a) { return "kTcBox" + std::to_string(a); }, " * "));
-  out.line("// Two buffers of the box and a zero element, each a whole "
-           "number of 16-byte copies.");
-  out.line("constexpr int kTcBufElems = (kTcBoxElems + kTcVec) / kTcVec * "
-           "kTcVec;");
-  out.line("constexpr int kTcSmemBytes = 2 * kTcBufElems * sizeof(Elem);");
+  out.line("// Dynamic shared memory: two buffers of the box and a zero "
+           "element, each a whole\n// number of 16-byte copies, then each "
+           "warp's stage of one job's outputs (8 patches),\n// in runs of "
+           "kTcRun along the fastest axis.");
+  out.line("constexpr int kTcBufElems = {}, kTcStage = {}, kTcRun = 8 * "
+           "kTcR{};",
+           plan.bufElems, plan.stageElems, fast);
+  out.line("constexpr int kTcSmemBytes = {};", plan.sharedBytes);
+  out.line("static_assert(kTcBufElems > kTcBoxElems && kTcBufElems % kTcVec "
+           "== 0 && kTcStage % kTcRun == 0 && kTcRun % kTcVec == 0 && "
+           "kTcSmemBytes == (2 * kTcBufElems + kTcWarps * kTcStage) * "
+           "sizeof(Elem), \"the plan's shared memory\");");
+  out.line("// Tiles start where the box does, a whole number of 16-byte "
+           "copies later; if that is\n// a whole number of copies, so are "
+           "the runs a warp stores.");
+  out.line("constexpr bool kTcOutVec = kTcLo{} % kTcVec == 0;", fast);
   out.line("constexpr int kTcRows = {}, kTcTilesM = {}, kTcARegs = {}, "
            "kTcBRegs = {}; // {} K tiles, unrolled below",
            p.rows(), pk.tilesM, aRegs, bRegs, pk.tilesK);
   out.line("static_assert(kTcBoxElems < 0xFFFF, \"gather offsets are 16 "
            "bits\");");
+  out.line("static_assert(kTcStage == 8 * kTcRows, \"a stage holds a job's "
+           "8 patches\");");
 
   // Box strides, for linear offsets into the shared box.
   std::vector<int64_t> stride(D, 1);
@@ -395,8 +462,11 @@ void TensorCoreEmitter::emitKernel() {
   }
   out.blank();
 
-  out.line("__global__ void __launch_bounds__(kTcThreads) {}_tc_kernel(const "
-           "TcArgs a) {{",
+  out.line("// kTcStores16: the host found the output's rows 16-byte "
+           "aligned (and kTcOutVec holds),\n// so the staged runs go out in "
+           "whole chunks.");
+  out.line("template <bool kTcStores16>\n__global__ void "
+           "__launch_bounds__(kTcThreads) {}_tc_kernel(const TcArgs a) {{",
            s.name);
   out.indent();
   // Two box buffers: each block runs tiles blockIdx.x, + gridDim.x, ...
@@ -430,6 +500,23 @@ void TensorCoreEmitter::emitKernel() {
   out.line("sc_origin(sc_tile, sc_o);\nsc_load(sc_buf, sc_o);\n"
            "stencilc::rt::copyAsyncCommit();");
   out.line("const int lane = threadIdx.x & 31, g = lane >> 2, t = lane & 3;");
+  out.line("Elem *const sc_stage = sc_buf + 2 * kTcBufElems + (threadIdx.x "
+           ">> 5) * kTcStage;");
+  out.line("// The lane's chunks of a job's stage: chunk k of kTcChunk "
+           "elements at sc_from[k] goes\n// to sc_to[k] from the job's first "
+           "output.");
+  out.line("constexpr int kTcChunk = {}, kTcLaneChunks = (kTcStage / "
+           "kTcChunk + 31) / 32;",
+           plan.chunk);
+  out.line("int sc_from[kTcLaneChunks];\nlong long sc_to[kTcLaneChunks];");
+  {
+    out.line("#pragma unroll");
+    auto loop = out.scope("for (int k = 0; k < kTcLaneChunks; ++k)");
+    out.line("const int c = lane + 32 * k, sc_run = c / (kTcRun / kTcChunk), "
+             "sc_x = c % (kTcRun / kTcChunk) * kTcChunk;");
+    out.line("sc_from[k] = sc_run * kTcRun + sc_x;");
+    out.line("sc_to[k] = {};", runOffset("sc_run", "sc_x"));
+  }
   if (plan.uniformGather)
     out.line("// Lane quad t reads B's rows at this offset from the patch; "
              "the rest is constant.\nconst int sc_lane = t == 0 ? {} : t == "
@@ -512,31 +599,74 @@ void TensorCoreEmitter::emitKernel() {
     }
   };
   // D: accumulator i of the lane sits at (row, patch) per PTX.md; the row
-  // is an output of the patch, row-major over it. Needs p0.. and jx.
+  // is an output of the patch, row-major over it. The warp stages its 8
+  // patches' outputs in shared memory as runs along the fastest axis (run
+  // = the row's coordinates but the fastest, each 8 patches long), then
+  // writes them out: whole chunks of kTcChunk elements per lane where the
+  // runs and the grid's rows are 16-byte aligned, element by element
+  // otherwise (consecutive lanes, consecutive outputs, either way).
+  // `sc_dst` points at the lane's first chunk of the job's outputs, that
+  // is sc_to[0] past the job's first output (run 0, element 0).
+  //
+  // 16-bit outputs of m16 tiles whose 8-row halves lie inside one run
+  // are packed in pairs and transposed by movmatrix, 8x8 at a time: lane
+  // (g, t) then holds rows 2t and 2t + 1 of patch g, adjacent outputs, and
+  // stages them as one word.
+  const bool pairs = E == 2 && f.m == 16 && plan.patch[fast] % 8 == 0 &&
+                     plan.stageElems / 8 % 8 == 0;
   auto scatter = [&]() {
-    out.line("#pragma unroll");
-    auto tmLoop = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
-    out.line("#pragma unroll");
-    auto iLoop = out.scope(fmt::format("for (int i = 0; i < {}; ++i)", accs));
-    if (f.m == 8)
-      out.line("const int sc_row = tm * {} + g, sc_col = 2 * t + i;", f.m);
-    else
-      out.line("const int sc_row = tm * {} + g + 8 * (i >> 1), sc_col = 2 * "
-               "t + (i & 1);",
-               f.m);
-    auto guard = out.scope("if (sc_row < kTcRows)");
-    std::string stride = "1";
-    std::vector<std::string> within(D);
-    for (int a = D - 1; a >= 0; --a) {
-      within[a] = "(sc_row / (" + stride + ")) % kTcR" + i(a);
-      stride = stride + " * kTcR" + i(a);
+    out.line("// This warp's copy-out of its previous job is done before "
+             "the stage is written.\n__syncwarp();");
+    const int rows = static_cast<int>(plan.stageElems / 8);
+    if (pairs) {
+      for (int tm = 0; tm < pk.tilesM; ++tm)
+        for (int h = 0; h < 2; ++h) {
+          int r0 = tm * 16 + 8 * h;
+          if (r0 >= rows)
+            continue;
+          int run = r0 / plan.patch[fast], within = r0 % plan.patch[fast];
+          out.line("*reinterpret_cast<unsigned *>(sc_stage + {} + g * kTcR{} "
+                   "+ 2 * t) = stencilc::rt::tc::transpose8x8(stencilc::rt::"
+                   "packPair(stencilc::rt::Convert<Elem>::from(acc[{}][{}]), "
+                   "stencilc::rt::Convert<Elem>::from(acc[{}][{}])));",
+                   run * 8 * plan.patch[fast] + within, fast, tm, 2 * h, tm,
+                   2 * h + 1);
+        }
+    } else {
+      out.line("#pragma unroll");
+      auto tmLoop = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
+      out.line("#pragma unroll");
+      auto iLoop =
+          out.scope(fmt::format("for (int i = 0; i < {}; ++i)", accs));
+      if (f.m == 8)
+        out.line("const int sc_row = tm * {} + g, sc_col = 2 * t + i;", f.m);
+      else
+        out.line("const int sc_row = tm * {} + g + 8 * (i >> 1), sc_col = 2 "
+                 "* t + (i & 1);",
+                 f.m);
+      out.line("if (sc_row < kTcRows)\n  sc_stage[sc_row / kTcR{0} * kTcRun "
+               "+ sc_col * kTcR{0} + sc_row % kTcR{0}] = "
+               "stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
+               fast);
     }
-    for (int a = 0; a < D; ++a)
-      out.line("const long long q{0} = o{0} + {1} * kTcR{0} + {2};", a,
-               a == fast ? "(jx * 8 + sc_col)" : "p" + i(a), within[a]);
-    out.line("a.out[{}] = stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
-             linear([&](int a) { return "q" + i(a); },
-                    [&](int a) { return "a.n" + i(a); }));
+    out.line("__syncwarp();");
+    {
+      auto vec = out.scope("if constexpr (kTcStores16)");
+      out.line("#pragma unroll");
+      auto loop = out.scope("for (int k = 0; k < kTcLaneChunks; ++k)");
+      std::string store = fmt::format(
+          "*reinterpret_cast<{0} *>(sc_dst + (sc_to[k] - sc_to[0])) = "
+          "*reinterpret_cast<const {0} *>(sc_stage + sc_from[k]);",
+          chunkType);
+      if (plan.stageElems / plan.chunk % 32 == 0)
+        out.line("{}", store);
+      else
+        out.line("if (lane + 32 * k < kTcStage / kTcChunk)\n  {}", store);
+    }
+    auto scalar = out.scope("else");
+    auto loop = out.scope("for (int e = lane; e < kTcStage; e += 32)");
+    out.line("sc_dst[{} - sc_to[0]] = sc_stage[e];",
+             runOffset("e / kTcRun", "e % kTcRun"));
   };
 
   // The tile loop: wait for this tile's box (after starting the next
@@ -572,10 +702,11 @@ void TensorCoreEmitter::emitKernel() {
     out.line("constexpr int kTcRowsPerWarp = kTcP0 / kTcWarps;");
     out.line("static_assert(kTcRowsPerWarp * kTcWarps == kTcJobs, \"one "
              "run of patch rows per warp\");");
-    out.line("const int jx = 0, sc_first = (threadIdx.x >> 5) * "
-             "kTcRowsPerWarp;");
+    out.line("const int sc_first = (threadIdx.x >> 5) * kTcRowsPerWarp;");
     out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + g * "
              "kTcR1 + sc_lane;");
+    out.line("Elem *sc_dst = a.out + (o0 + sc_first * kTcR0) * a.n1 + o1 + "
+             "sc_to[0];");
     // The window is a ring: in unrolled trip u, kernel row tk sits in
     // slot (u + tk) % T, and the row loaded for the next patch row takes
     // the slot kernel row 0 frees. No register moves.
@@ -589,11 +720,11 @@ void TensorCoreEmitter::emitKernel() {
     auto trips = out.scope(
         fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", T));
     out.line("if (sc_i + sc_u >= kTcRowsPerWarp)\n  break;");
-    out.line("const int p0 = sc_first + sc_i + sc_u;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
     for (int tk = 0; tk < T; ++tk)
       mmas(tk, fmt::format("sc_w[(sc_u + {}) % {}]", tk, T));
     scatter();
+    out.line("sc_dst += kTcR0 * a.n1;");
     auto more = out.scope("if (sc_i + sc_u + 1 < kTcRowsPerWarp)");
     out.line("sc_b += kTcR0 * kTcBox1;");
     loadB(T - 1, "sc_w[sc_u]");
@@ -607,6 +738,14 @@ void TensorCoreEmitter::emitKernel() {
       out.line("const int p{0} = sc_j % kTcP{0};\nsc_j /= kTcP{0};", a);
     if (fast >= 1)
       out.line("const int p0 = sc_j;");
+    out.line("Elem *const sc_dst = a.out + {} + sc_to[0];",
+             linear(
+                 [&](int a) {
+                   return a == fast ? "o" + i(a) + " + jx * kTcRun"
+                                    : "o" + i(a) + " + p" + i(a) + " * kTcR" +
+                                          i(a);
+                 },
+                 [&](int a) { return "a.n" + i(a); }));
     // This lane's B column is patch g of the job.
     out.line("const int sc_base = {};",
              linear(
@@ -822,12 +961,13 @@ void TensorCoreEmitter::emitHostSetup(
   out.line("STENCILC_TRY(cudaGetDevice(&sc_dev));");
   out.line("STENCILC_TRY(cudaDeviceGetAttribute(&sc_sms, "
            "cudaDevAttrMultiProcessorCount, sc_dev));");
-  out.line("STENCILC_TRY(cudaFuncSetAttribute({}_tc_kernel, "
-           "cudaFuncAttributeMaxDynamicSharedMemorySize, "
-           "static_cast<int>(kTcSmemBytes)));",
-           s.name);
+  for (const char *stores : {"true", "false"})
+    out.line("STENCILC_TRY(cudaFuncSetAttribute({}_tc_kernel<{}>, "
+             "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+             "static_cast<int>(kTcSmemBytes)));",
+             s.name, stores);
   out.line("STENCILC_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor("
-           "&sc_occ, {}_tc_kernel, kTcThreads, kTcSmemBytes));",
+           "&sc_occ, {}_tc_kernel<true>, kTcThreads, kTcSmemBytes));",
            s.name);
   out.line("const long long sc_tc_grid = std::min<long long>(sc_tc_blocks, "
            "static_cast<long long>(sc_sms) * std::max(sc_occ, 1));");
@@ -838,8 +978,15 @@ void TensorCoreEmitter::emitLaunch(const std::string &in,
   {
     auto full = out.scope("if (sc_args.nt == kFuse && sc_tc_blocks > 0)");
     out.line("sc_tc_args.in = {};\nsc_tc_args.out = {};", in, outPtr);
-    out.line("STENCILC_LAUNCH({}_tc_kernel, static_cast<unsigned>("
+    out.line("if (kTcOutVec && (reinterpret_cast<unsigned long long>({}) & "
+             "15) == 0 && n{} % kTcVec == 0)",
+             outPtr, D - 1);
+    out.line("  STENCILC_LAUNCH({}_tc_kernel<true>, static_cast<unsigned>("
              "sc_tc_grid), kTcThreads, kTcSmemBytes, stream, sc_tc_args);",
+             s.name);
+    out.line("else\n  STENCILC_LAUNCH({}_tc_kernel<false>, "
+             "static_cast<unsigned>(sc_tc_grid), kTcThreads, kTcSmemBytes, "
+             "stream, sc_tc_args);",
              s.name);
     out.line("STENCILC_TRY(cudaGetLastError());");
     // The CUDA-core tiles inside [lo, lo + last + kTcT) on every axis.

@@ -2,6 +2,7 @@
 
 #include "stencilc/Transforms/Decompose.h"
 #include "stencilc/Transforms/PatchLayout.h"
+#include "stencilc/IR/ElemType.h"
 
 using namespace stencilc;
 
@@ -26,17 +27,26 @@ bool stencilc::decomposeStencil(Stencil &s, int rows, DiagnosticEngine &diags,
   int width = rows + kx - 1;
   int blockWidth = width <= 2 * rows ? 2 * rows : width;
   // The input box with the fastest axis split off: one block per kernel
-  // row, its band columns first, then the block's padding.
+  // row, its band columns, then the block's padding. For 16-bit grids,
+  // when the band starts on an odd offset and the block has padding, one
+  // padding column leads, so that the block starts on an even offset: B's
+  // column pairs are then adjacent inputs at an even offset, which load as
+  // one word with the patch on an even (16-byte aligned) output.
   std::vector<MatrixColumn> box = inputBoxColumns(s.dims, *k, patch);
+  const bool halves = elemTypeBytes(s.grids[k->grid].type) == 2;
+  const int lead =
+      halves && (k->lo[fast] & 1) && blockWidth > width ? 1 : 0;
   std::vector<MatrixColumn> cols;
   int kernelRows = static_cast<int>(box.size()) / width;
   for (int b = 0; b < kernelRows; ++b) {
+    for (int x = 0; x < lead; ++x)
+      cols.push_back(MatrixColumn{{}, true, -1});
     for (int x = 0; x < width; ++x) {
       MatrixColumn c = box[b * width + x];
       c.origin = static_cast<int>(cols.size());
       cols.push_back(c);
     }
-    for (int x = width; x < blockWidth; ++x)
+    for (int x = width + lead; x < blockWidth; ++x)
       cols.push_back(MatrixColumn{{}, true, -1});
   }
   MatrixProgram p = buildPatchProgram(s, *k, MatrixLayout::Decompose, patch,

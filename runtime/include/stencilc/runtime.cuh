@@ -365,6 +365,20 @@ STENCILC_DEV void mma_m16n8k16_f64(double (&d)[4], const double (&a)[8],
 }
 #endif
 
+/// The 8x8 matrix of 16-bit elements whose row g, columns 2t and 2t + 1
+/// lane 4g + t holds in `w` (an accumulator fragment's layout), transposed:
+/// lane 4g + t gets rows 2t and 2t + 1 of column g. sm_75 and later; every
+/// lane of the warp must call it.
+STENCILC_DEV unsigned transpose8x8(unsigned w) {
+  unsigned d = w;
+#if defined(__CUDA_ARCH__)
+  asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;"
+               : "=r"(d)
+               : "r"(w));
+#endif
+  return d;
+}
+
 #undef STENCILC_MMA_F32
 #undef STENCILC_MMA_SP
 #undef STENCILC_MMA_A2

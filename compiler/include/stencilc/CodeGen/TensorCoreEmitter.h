@@ -42,7 +42,10 @@ struct TensorCorePlan {
   Offset patches{1, 1, 1}; ///< Patches per block; the fastest axis holds
                            ///< 8 per warp job.
   Offset tile{1, 1, 1};    ///< Outputs per block: patches * patch.
-  Offset lo{}, hi{};       ///< The fused kernel's reach below / above.
+  Offset lo{}, hi{};       ///< The fused kernel's reach below / above;
+                           ///< lo's fastest axis lowered to a multiple of
+                           ///< vec (aligned tiles) where B's word pairs
+                           ///< allow it and the box still fits.
   Offset box{1, 1, 1};     ///< Shared-memory input box: tile - patch +
                            ///< hi - lo + 1, the fastest axis rounded up
                            ///< to whole 16-byte copies.
@@ -51,6 +54,17 @@ struct TensorCorePlan {
   int vec = 1;             ///< Elements per 16-byte copy.
   int threads = 128;
   int jobs = 1; ///< Warp jobs (8 patches each) per block.
+  /// One buffer of the box: its elements and a zero element, rounded up
+  /// to whole 16-byte copies. The kernel holds two.
+  int64_t bufElems = 0;
+  /// Each warp's staging area for the outputs of one job (8 patches),
+  /// written out in whole 16-byte stores along the fastest axis.
+  int64_t stageElems = 0;
+  /// Elements per store of a staged output run (a power of two dividing
+  /// vec) when the runs are 16-byte aligned.
+  int chunk = 1;
+  /// The kernel's dynamic shared memory: two buffers and the warps'
+  /// staging areas (the gather table, if any, is static).
   int64_t sharedBytes = 0;
   /// B's gather, per element k = (K tile, register, element) of a lane's
   /// fragment. When the point lane t reads is the patch corner + `lane[t]`
