@@ -42,7 +42,11 @@ static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
   int64_t elems = 1;
   for (int a = 0; a < s.dims; ++a)
     elems *= p.box(a);
-  return 2 * p.numUpdated * elems * elemTypeBytes(s.elemType);
+  // Strips of two columns space the buffers by an odd stride and shift
+  // them by up to one element when the last axis's radius is odd.
+  int64_t spare = p.stripCols > 1 ? p.radius[s.dims - 1] % 2 : 0;
+  return (2 * p.numUpdated * (elems + spare) + spare) *
+         elemTypeBytes(s.elemType);
 }
 
 /// The streaming plan, where it applies: one grid in 3-D, and a slab whose
@@ -110,6 +114,14 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   static const int kStrips[kMaxDims] = {1, 8, 4};
   p.tile = kTiles[s.dims - 1];
   p.strip = kStrips[s.dims - 1];
+  // In 2-D a strip also spans two columns: each value loaded serves both,
+  // and pairs of columns move as one 8-byte (f32) access. This halves the
+  // loads and the per-strip indexing for every tap an output needs; the
+  // 2-D kernels are bound by instruction issue and shared-memory
+  // wavefronts (docs/architecture.md). Tiles stay even along axis 1: the
+  // shrinking below halves from 64 down to 4.
+  if (s.dims == 2)
+    p.stripCols = 2;
   // A tensor-core program's frame is one wave of edge tiles, timed by a
   // block's latency: 32x32 tiles of 128 threads took box-2d9p's frame (f16,
   // t = 7, 10240^2) from 75 to 62 us; 16x16 tiles also took 62 us
@@ -141,6 +153,8 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     }
     p.tile[axis] /= 2;
   }
+  if (p.tile[s.dims - 1] % 2 != 0)
+    p.stripCols = 1;
   p.sharedBytes = sharedBytes(p, s);
   return p;
 }

@@ -30,6 +30,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <set>
 
 using namespace stencilc;
 
@@ -155,8 +156,6 @@ private:
   void emitStreamReads();
   void emitStreamLevel(int k);
   void emitStreamKernel();
-  void emitStripWindow(int grid, const Offset &inner, int lo, int hi,
-                       const std::string &prefix);
   std::string frozenCondition(int g, const std::string &nExpr) const;
 
   const Stencil &s;
@@ -226,6 +225,9 @@ void StencilEmitter::emitConstants() {
   if (plan.strip > 1)
     out.line("constexpr int kV = {}; // strip length along axis 0",
              plan.strip);
+  if (plan.stripCols > 1)
+    out.line("constexpr int kC = {}; // strip width along axis {}",
+             plan.stripCols, D - 1);
   out.line("constexpr int {};", axes([&](int a) {
              return "kT" + std::to_string(a) + " = " +
                     std::to_string(plan.tile[a]);
@@ -258,8 +260,26 @@ void StencilEmitter::emitConstants() {
   out.line("constexpr int kBufElems = kBoxElems;");
   if (plan.strip > 1)
     out.line("static_assert(kT0 >= kV, \"a strip must fit in the tile\");");
-  out.line("constexpr size_t kSmemBytes = 2 * {} * kBufElems * sizeof(Elem);",
-           updated.size());
+  if (plan.stripCols > 1) {
+    std::string r = "kR" + std::to_string(D - 1);
+    out.line("static_assert(kC == 2 && kT{} % 2 == 0, \"pairs of columns must "
+             "tile every step's region\");",
+             D - 1);
+    out.line("// Buffers start kBufStride elements apart, and each launch "
+             "shifts them all by sc_shift\n// (emitted in the kernel), so "
+             "that a strip's pairs of columns are aligned: one\n// spare "
+             "element each where the radius along axis {} is odd.",
+             D - 1);
+    out.line("constexpr int kBufStride = kBufElems + ({} & 1);", r);
+    out.line("constexpr size_t kSmemBytes = (2 * {} * kBufStride + ({} & 1)) "
+             "* sizeof(Elem);",
+             updated.size(), r);
+  } else {
+    out.line("constexpr int kBufStride = kBufElems;");
+    out.line("constexpr size_t kSmemBytes = 2 * {} * kBufStride * "
+             "sizeof(Elem);",
+             updated.size());
+  }
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
   out.blank();
@@ -505,29 +525,22 @@ void StencilEmitter::emitComputeStep() {
   }
 }
 
-void StencilEmitter::emitStripWindow(int g, const Offset &inner, int lo,
-                                     int hi, const std::string &prefix) {
-  // Strips are always full and inside the region (the last one of a column
-  // overlaps its neighbour), so loads need no clamp and the row offset
-  // folds into the load's address.
-  for (int k = lo; k <= plan.strip - 1 + hi; ++k) {
-    std::string index = linear(
-        [&](int a) {
-          return a == 0 ? plus("l0", k)
-                        : plus("l" + std::to_string(a), inner[a]);
-        },
-        [](int a) { return "kB" + std::to_string(a); });
-    out.line("const Comp {}{} = stencilc::rt::Convert<Comp>::from(src_{}[{}]);",
-             prefix, k - lo, name(g), index);
-  }
-}
-
 void StencilEmitter::emitComputeStrip() {
-  const int V = plan.strip;
-  out.line("// kV consecutive points along axis 0 of an interior tile: each "
-           "read column is");
-  out.line("// loaded once into registers and shared by the points of the "
-           "strip.");
+  const int V = plan.strip, C = plan.stripCols, L = D - 1;
+  if (C > 1) {
+    out.line("// kV rows of kC adjacent columns of an interior tile: each read "
+             "column is loaded");
+    out.line("// once into registers and shared by the points of the strip, "
+             "and neighbouring");
+    out.line("// columns load together as aligned pairs "
+             "(stencilc::rt::loadPair), which the");
+    out.line("// buffers' layout guarantees in every step.");
+  } else {
+    out.line("// kV consecutive points along axis 0 of an interior tile: each "
+             "read column is");
+    out.line("// loaded once into registers and shared by the points of the "
+             "strip.");
+  }
   std::string params;
   for (int g : updated)
     params += "const Elem *src_" + name(g) + ", Elem *dst_" + name(g) + ", ";
@@ -536,6 +549,8 @@ void StencilEmitter::emitComputeStrip() {
       axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
       axes([](int a) { return "long long g" + std::to_string(a); }) +
       ", const Args &a)");
+  // Point (v, j) of the strip is row v, column j along the last axis; a
+  // row's store index is that of its first point.
   auto storeIndex = [&](int v) {
     return linear(
         [&](int a) {
@@ -545,68 +560,179 @@ void StencilEmitter::emitComputeStrip() {
         },
         [](int a) { return "kB" + std::to_string(a); });
   };
-  auto roRead = [&](const Node &n, int v) {
+  auto roRead = [&](const Node &n, int v, int j) {
     const Grid &grid = s.grids[n.index];
     return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " +
            axes([&](int a) {
-             return plus("g" + std::to_string(a), n.offset[a] + (a ? 0 : v));
+             return plus("g" + std::to_string(a),
+                         n.offset[a] + (a == 0 ? v : 0) + (a == L ? j : 0));
            }) +
            ", " + axes([](int a) { return "a.n" + std::to_string(a); }) + ")";
   };
-  // Windows: for each updated grid and inner offset, the rows read.
+  // Columns: for each updated grid and offset along axes 1.. (the last
+  // counted from the strip's first column), the rows read, relative to the
+  // strip's first row.
   using Key = std::pair<int, Offset>;
-  std::map<Key, std::pair<int, int>> windows;
-  auto addWindow = [&](int g, Offset off) {
-    int o0 = off[0];
+  std::map<Key, std::set<int>> columns;
+  // The column of a read at `off` by point (v, j); `row` gets its row.
+  auto columnOf = [&](int g, Offset off, int v, int j, int &row) {
+    row = v + off[0];
     off[0] = 0;
-    auto [it, inserted] = windows.try_emplace({g, off}, o0, o0);
-    it->second.first = std::min(it->second.first, o0);
-    it->second.second = std::max(it->second.second, o0);
+    off[L] += j;
+    return Key{g, off};
   };
-  auto windowName = [&](const Key &k) {
-    std::string n = "w_" + name(k.first);
+  auto addRead = [&](int g, const Offset &off) {
+    for (int v = 0; v < V; ++v)
+      for (int j = 0; j < C; ++j) {
+        int row;
+        Key k = columnOf(g, off, v, j, row);
+        columns[k].insert(row);
+      }
+  };
+  // Columns load in groups: alone, or with strips of two columns in pairs
+  // (d, d + 1) with d + kR<L> even, the pairs the buffers keep aligned
+  // (emitKernel). Every pair lies within the strip's reads, columns -kR<L>
+  // .. kC - 1 + kR<L>, so the column a read does not need is still in the
+  // box.
+  auto groupOf = [&](Key k) {
+    if (C > 1) {
+      int d = k.second[L];
+      k.second[L] = d - ((d + plan.radius[L]) % 2 + 2) % 2;
+    }
+    return k;
+  };
+  // Each group's lowest row, which the names of its values count from.
+  std::map<Key, int> groupLo;
+  auto windowName = [&](const Key &k, const std::string &prefix = "w_") {
+    std::string n = prefix + name(k.first);
     for (int a = 1; a < D; ++a)
       n += "_" + std::string(k.second[a] < 0 ? "m" : "") +
            std::to_string(std::abs(k.second[a]));
     return n + "_";
   };
+  // The value of a read at `off` by point (v, j).
+  auto value = [&](int g, const Offset &off, int v, int j) {
+    int row;
+    Key k = columnOf(g, off, v, j, row);
+    return windowName(k) + std::to_string(row - groupLo.at(groupOf(k)));
+  };
+  // Loads a group's columns into registers. Strips are always full and
+  // inside the region (the last one of a column overlaps its neighbour), so
+  // loads need no clamp and the row offset folds into the load's address.
+  auto emitGroup = [&](const Key &gk,
+                       const std::function<void(int)> &afterRow = nullptr) {
+    int lo = groupLo.at(gk), hi = lo;
+    for (int j = 0; j < (C > 1 ? 2 : 1); ++j) {
+      Key k = gk;
+      k.second[L] += j;
+      if (auto it = columns.find(k); it != columns.end())
+        hi = std::max(hi, *it->second.rbegin());
+    }
+    for (int row = lo; row <= hi; ++row) {
+      std::string index = linear(
+          [&](int a) {
+            return a == 0 ? plus("l0", row)
+                          : plus("l" + std::to_string(a), gk.second[a]);
+          },
+          [](int a) { return "kB" + std::to_string(a); });
+      if (C == 1) {
+        if (columns.at(gk).count(row))
+          out.line("const Comp {}{} = "
+                   "stencilc::rt::Convert<Comp>::from(src_{}[{}]);",
+                   windowName(gk), row - lo, name(gk.first), index);
+      } else {
+        std::string halves[2] = {"x", "y"}, pair;
+        for (int j = 0; j < 2; ++j) {
+          Key k = gk;
+          k.second[L] += j;
+          auto it = columns.find(k);
+          if (it == columns.end() || !it->second.count(row))
+            continue;
+          if (pair.empty()) {
+            pair = windowName(gk, "pair_") + std::to_string(row - lo);
+            out.line("const stencilc::rt::Pair<Elem> {} = "
+                     "stencilc::rt::loadPair(&src_{}[{}]);",
+                     pair, name(gk.first), index);
+          }
+          out.line("const Comp {}{} = "
+                   "stencilc::rt::Convert<Comp>::from({}.{});",
+                   windowName(k), row - lo, pair, halves[j]);
+        }
+      }
+      if (afterRow)
+        afterRow(row);
+    }
+  };
+  std::vector<Key> groups;
+  auto collectGroups = [&]() {
+    for (const auto &[k, rows] : columns) {
+      auto [it, inserted] = groupLo.try_emplace(groupOf(k), *rows.begin());
+      it->second = std::min(it->second, *rows.begin());
+    }
+    for (const auto &[gk, lo] : groupLo)
+      groups.push_back(gk);
+  };
+  auto accName = [&](int g, int v, int j) {
+    return "acc_" + name(g) + "_" + std::to_string(v) +
+           (C > 1 ? "_" + std::to_string(j) : "");
+  };
+  // Stores row v of the strip: its kC values, one access for a pair.
+  auto emitStore = [&](int g, int v,
+                       const std::function<std::string(int)> &valueOf) {
+    auto conv = [&](int j) {
+      return "stencilc::rt::Convert<Elem>::from(" + valueOf(j) + ")";
+    };
+    if (C == 1)
+      out.line("dst_{}[{}] = {};", name(g), storeIndex(v), conv(0));
+    else
+      out.line("stencilc::rt::storePair(&dst_{}[{}], {}, {});", name(g),
+               storeIndex(v), conv(0), conv(1));
+  };
 
   if (s.isLinear()) {
-    // Linear: accumulate column by column, so only one window is live.
+    // Linear: accumulate group by group of columns, and in a group row by
+    // row right after each row's load, so that few loaded values are live
+    // at once (a group of two columns holds twice the rows).
     std::vector<int> coeffRoots;
     for (const Update &u : s.updates) {
       for (const Tap &t : u.linear->taps) {
         coeffRoots.push_back(t.coeff);
         if (s.grids[t.grid].updated)
-          addWindow(t.grid, t.offset);
+          addRead(t.grid, t.offset);
       }
       if (u.linear->constant >= 0)
         coeffRoots.push_back(u.linear->constant);
     }
+    collectGroups();
     auto cName = [](int i) { return "c" + std::to_string(i); };
     emitNodes(liveNodes(coeffRoots), /*forDevice=*/true, cName,
               [](const Node &) { return std::string("0"); });
     for (const Update &u : s.updates)
       for (int v = 0; v < V; ++v)
-        out.line("Comp acc_{}_{} = {};", name(u.grid), v,
-                 u.linear->constant >= 0 ? cName(u.linear->constant)
-                                         : std::string(compFloat ? "0.0f"
-                                                                 : "0.0"));
-    for (const auto &[key, range] : windows) {
+        for (int j = 0; j < C; ++j)
+          out.line("Comp {} = {};", accName(u.grid, v, j),
+                   u.linear->constant >= 0
+                       ? cName(u.linear->constant)
+                       : std::string(compFloat ? "0.0f" : "0.0"));
+    for (const Key &gk : groups) {
       auto blk = out.scope("");
-      std::string prefix = windowName(key);
-      emitStripWindow(key.first, key.second, range.first, range.second,
-                      prefix);
-      for (const Update &u : s.updates)
-        for (const Tap &t : u.linear->taps) {
-          Offset inner = t.offset;
-          inner[0] = 0;
-          if (t.grid != key.first || inner != key.second)
-            continue;
-          for (int v = 0; v < V; ++v)
-            out.line("acc_{0}_{1} += {2} * {3}{4};", name(u.grid), v,
-                     cName(t.coeff), prefix, v + t.offset[0] - range.first);
-        }
+      emitGroup(gk, [&](int row) {
+        for (int col = 0; col < (C > 1 ? 2 : 1); ++col)
+          for (const Update &u : s.updates)
+            for (int j = 0; j < C; ++j)
+              for (const Tap &t : u.linear->taps) {
+                Offset inner = t.offset;
+                inner[0] = 0;
+                inner[L] += j;
+                Key k = gk;
+                k.second[L] += col;
+                int v = row - t.offset[0];
+                if (t.grid != gk.first || inner != k.second || v < 0 || v >= V)
+                  continue;
+                out.line("{} += {} * {};", accName(u.grid, v, j),
+                         cName(t.coeff), value(t.grid, t.offset, v, j));
+              }
+      });
     }
     // Taps on read-only grids come from global memory.
     for (const Update &u : s.updates)
@@ -618,13 +744,13 @@ void StencilEmitter::emitComputeStrip() {
         n.index = t.grid;
         n.offset = t.offset;
         for (int v = 0; v < V; ++v)
-          out.line("acc_{}_{} += {} * {};", name(u.grid), v, cName(t.coeff),
-                   roRead(n, v));
+          for (int j = 0; j < C; ++j)
+            out.line("{} += {} * {};", accName(u.grid, v, j), cName(t.coeff),
+                     roRead(n, v, j));
       }
     for (const Update &u : s.updates)
       for (int v = 0; v < V; ++v)
-        out.line("dst_{}[{}] = stencilc::rt::Convert<Elem>::from(acc_{}_{});",
-                 name(u.grid), storeIndex(v), name(u.grid), v);
+        emitStore(u.grid, v, [&](int j) { return accName(u.grid, v, j); });
     return;
   }
 
@@ -632,42 +758,36 @@ void StencilEmitter::emitComputeStrip() {
   std::vector<int> live = liveNodes(s.roots());
   for (int i : live)
     if (s.graph[i].op == Op::Read && s.grids[s.graph[i].index].updated)
-      addWindow(s.graph[i].index, s.graph[i].offset);
-  for (const auto &[key, range] : windows)
-    emitStripWindow(key.first, key.second, range.first, range.second,
-                    windowName(key));
+      addRead(s.graph[i].index, s.graph[i].offset);
+  collectGroups();
+  for (const Key &gk : groups)
+    emitGroup(gk);
   std::vector<int> gridFree, perPoint;
   for (int i : live)
     (s.graph.isGridFree(i) ? gridFree : perPoint).push_back(i);
   auto vName = [](int i) { return "v" + std::to_string(i); };
   emitNodes(gridFree, /*forDevice=*/true, vName,
             [](const Node &) { return std::string("0"); });
+  // Node i at point (v, j).
+  auto pointName = [&](int i, int v, int j) {
+    if (s.graph.isGridFree(i))
+      return vName(i);
+    return "v" + std::to_string(i) + "_" + std::to_string(v) +
+           (C > 1 ? "_" + std::to_string(j) : "");
+  };
   for (int v = 0; v < V; ++v) {
     auto point = out.scope("");
-    emitNodes(perPoint, /*forDevice=*/true,
-              [&](int i) {
-                return s.graph.isGridFree(i) ? vName(i)
-                                             : "v" + std::to_string(i) + "_" +
-                                                   std::to_string(v);
-              },
-              [&](const Node &n) {
-                if (!s.grids[n.index].updated)
-                  return roRead(n, v);
-                Offset inner = n.offset;
-                inner[0] = 0;
-                Key key{n.index, inner};
-                return windowName(key) +
-                       std::to_string(v + n.offset[0] -
-                                      windows.at(key).first);
-              });
-    for (const Update &u : s.updates) {
-      std::string root = s.graph.isGridFree(u.root)
-                             ? vName(u.root)
-                             : "v" + std::to_string(u.root) + "_" +
-                                   std::to_string(v);
-      out.line("dst_{}[{}] = stencilc::rt::Convert<Elem>::from({});",
-               name(u.grid), storeIndex(v), root);
-    }
+    for (int j = 0; j < C; ++j)
+      emitNodes(
+          perPoint, /*forDevice=*/true,
+          [&](int i) { return pointName(i, v, j); },
+          [&](const Node &n) {
+            if (!s.grids[n.index].updated)
+              return roRead(n, v, j);
+            return value(n.index, n.offset, v, j);
+          });
+    for (const Update &u : s.updates)
+      emitStore(u.grid, v, [&](int j) { return pointName(u.root, v, j); });
   }
 }
 
@@ -687,10 +807,26 @@ void StencilEmitter::emitKernel() {
            s.name);
   out.indent();
   out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
+  std::string shift;
+  if (plan.stripCols > 1) {
+    // Step s computes from column lo = (kFuse - nt + s) * r on (r the
+    // radius along the last axis) and reads from lo - r on, in buffers s & 1
+    // and (s - 1) & 1. Starting buffer b at an element of parity
+    // (kFuse - nt + b) * r makes both columns even in every step, so the
+    // pairs of a strip's columns are aligned where the emitter pairs them.
+    int last = D - 1;
+    out.line("// Buffer b starts at an element of parity (kFuse - nt + b) * "
+             "kR{0}: every step's\n// region then starts at an even column "
+             "of its output buffer, and its reads\n// kR{0} columns before, "
+             "at an even column of its input buffer.",
+             last);
+    out.line("const int sc_shift = (kFuse - a.nt) * kR{} & 1;", last);
+    shift = "sc_shift + ";
+  }
   for (size_t k = 0; k < updated.size(); ++k)
-    out.line("Elem *const s_{} = reinterpret_cast<Elem *>(sc_smem) + {} * "
-             "kBufElems;",
-             name(updated[k]), 2 * k);
+    out.line("Elem *const s_{} = reinterpret_cast<Elem *>(sc_smem) + {}{} * "
+             "kBufStride;",
+             name(updated[k]), shift, 2 * k);
   if (tcPlan) {
     // Tiles the tensor-core kernel covers whole are its alone: the blocks
     // are the other tiles only, the frame around that hole.
@@ -762,9 +898,9 @@ void StencilEmitter::emitKernel() {
     auto steps = out.scope("for (int sc_s = 1; sc_s <= a.nt; ++sc_s)");
     out.line("const int sc_src = (sc_s - 1) & 1;");
     for (int g : updated) {
-      out.line("const Elem *const src_{0} = s_{0} + sc_src * kBufElems;",
+      out.line("const Elem *const src_{0} = s_{0} + sc_src * kBufStride;",
                name(g));
-      out.line("Elem *const dst_{0} = s_{0} + (sc_src ^ 1) * kBufElems;",
+      out.line("Elem *const dst_{0} = s_{0} + (sc_src ^ 1) * kBufStride;",
                name(g));
     }
     for (int a = 0; a < D; ++a)
@@ -777,10 +913,19 @@ void StencilEmitter::emitKernel() {
     std::string coords =
         axes([](int a) { return "l" + std::to_string(a); }) + ", " +
         axes([](int a) { return "g" + std::to_string(a); });
-    // Work items of the interior: strips times the points of the other axes.
+    // Work items of the interior: strips times the points of the other
+    // axes, the last one counted in strips of kC columns.
+    const int L = D - 1, C = plan.stripCols;
+    auto extent = [&](int a) {
+      return a == L && C > 1 ? std::string("sc_cols") : "w" + std::to_string(a);
+    };
+    if (C > 1)
+      out.line("const int sc_cols = w{} / kC; // strips across the region's "
+               "width",
+               L);
     std::string inner = "1";
     for (int a = 1; a < D; ++a)
-      inner = (a == 1 ? "" : inner + " * ") + "w" + std::to_string(a);
+      inner = (a == 1 ? "" : inner + " * ") + extent(a);
     // One thread per `count` work items over the region; the item's tile
     // coordinates, the slowest axis scaled by `rowsPerItem`.
     auto workLoop = [&](const std::string &count, const std::string &rows,
@@ -790,7 +935,11 @@ void StencilEmitter::emitKernel() {
           out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
       out.line("int r = i;");
       for (int a = D - 1; a >= 1; --a)
-        out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
+        if (a == L && C > 1 && !rows.empty())
+          out.line("const int l{0} = lo{0} + r % {1} * kC;\nr /= {1};", a,
+                   extent(a));
+        else
+          out.line("const int l{0} = lo{0} + r % w{0};\nr /= w{0};", a);
       if (rows.empty())
         out.line("const int l0 = lo0 + r;");
       else
@@ -818,23 +967,36 @@ void StencilEmitter::emitKernel() {
         // boundary conditions, point by point.
         std::string inside = "g0 >= kE0 && g0 + kV <= a.n0 - kE0";
         for (int a = 1; a < D; ++a)
-          inside += fmt::format(" && g{0} >= kE{0} && g{0} < a.n{0} - kE{0}",
+          inside +=
+              a == L && C > 1
+                  ? fmt::format(" && g{0} >= kE{0} && g{0} + kC <= a.n{0} - "
+                                "kE{0}",
+                                a)
+                  : fmt::format(" && g{0} >= kE{0} && g{0} < a.n{0} - kE{0}",
                                 a);
-        // The coordinates of point sc_v of the strip.
+        // The coordinates of point (sc_v, sc_c) of the strip.
         auto point = [&](const std::string &c) {
           return axes([&](int a) {
-            return c + std::to_string(a) + (a == 0 ? " + sc_v" : "");
+            return c + std::to_string(a) + (a == 0 ? " + sc_v" : "") +
+                   (a == L && C > 1 ? " + sc_c" : "");
           });
         };
         std::string shifted = point("l") + ", " + point("g");
         out.line("// Near the domain's edge: strips kE or more inside the "
                  "domain as in the interior,\n// the others point by point "
                  "through the boundary conditions.");
-        workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
-                 "if (" + inside + ")\n  computeStrip(" + bufs + coords +
-                     ", a);\nelse\n  for (int sc_v = 0; sc_v < kV; ++sc_v)"
-                     "\n    computeStep<true>(" +
-                     bufs + shifted + ", a);");
+        // Columns outside, rows inside, as with strips of one column: with
+        // the loops the other way round nvcc unrolled the two columns and
+        // held both points' reads at once (110 registers instead of 40 for
+        // box-2d49p).
+        workLoop(
+            "(w0 + kV - 1) / kV * " + inner, " * kV",
+            "if (" + inside + ")\n  computeStrip(" + bufs + coords +
+                ", a);\nelse\n" +
+                (C > 1 ? "  for (int sc_c = 0; sc_c < kC; ++sc_c)\n  " : "") +
+                "  for (int sc_v = 0; sc_v < kV; ++sc_v)\n" +
+                (C > 1 ? "  " : "") + "    computeStep<true>(" + bufs +
+                shifted + ", a);");
       }
     }
     {
@@ -842,8 +1004,13 @@ void StencilEmitter::emitKernel() {
       if (plan.strip == 1) {
         workLoop(points, "", "computeStep<false>(" + bufs + coords + ", a);");
       } else {
-        out.line("// Inside: strips of kV points along axis 0, consecutive "
-                 "threads on consecutive columns.");
+        if (C > 1)
+          out.line("// Inside: strips of kV x kC points, consecutive threads "
+                   "on consecutive strips\n// along axis {}.",
+                   L);
+        else
+          out.line("// Inside: strips of kV points along axis 0, consecutive "
+                   "threads on consecutive columns.");
         workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
                  "computeStrip(" + bufs + coords + ", a);");
       }
@@ -877,7 +1044,7 @@ void StencilEmitter::emitKernel() {
              linear([](int a) { return "g" + std::to_string(a); },
                     [](int a) { return "a.n" + std::to_string(a); }));
     for (int g : updated)
-      out.line("a.out_{0}[sc_gidx] = s_{0}[sc_res * kBufElems + sc_idx];",
+      out.line("a.out_{0}[sc_gidx] = s_{0}[sc_res * kBufStride + sc_idx];",
                name(g));
   }
   out.dedent();

@@ -16,6 +16,8 @@
 
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstdlib>
 #include <cstring>
 
 #define STENCILC_HD __host__ __device__ __forceinline__
@@ -99,6 +101,55 @@ template <> struct Convert<__nv_bfloat16> {
 /// interpreter rounds it.
 template <class T, class C> STENCILC_HD C param(double x) {
   return Convert<C>::from(Convert<T>::from(x));
+}
+
+/// Two adjacent elements as CUDA's vector type of two, aligned to its size,
+/// so that one shared-memory access moves both (8 bytes for f32, 16 for
+/// f64): a strip of two columns loads and stores its pairs of columns so.
+template <class T> struct PairOf;
+template <> struct PairOf<float> { using type = float2; };
+template <> struct PairOf<double> { using type = double2; };
+template <> struct PairOf<__half> { using type = __half2; };
+template <> struct PairOf<__nv_bfloat16> { using type = __nv_bfloat162; };
+template <class T> using Pair = typename PairOf<T>::type;
+
+/// p[0] and p[1] in one access; p must be aligned as a Pair<T>.
+template <class T> STENCILC_HD Pair<T> loadPair(const T *p) {
+#if defined(__CUDA_ARCH__)
+  return *reinterpret_cast<const Pair<T> *>(p);
+#else
+  // On the host (the CPU emulation of the kernels), check the alignment the
+  // device access relies on.
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(Pair<T>) != 0)
+    std::abort();
+  Pair<T> r;
+  std::memcpy(&r, p, sizeof r);
+  return r;
+#endif
+}
+
+/// The unsigned integer as wide as two elements of `Bytes` bytes.
+template <int Bytes> struct PairBitsOf;
+template <> struct PairBitsOf<2> { using type = unsigned int; };
+template <> struct PairBitsOf<4> { using type = unsigned long long; };
+template <> struct PairBitsOf<8> { using type = unsigned __int128; };
+
+/// p[0] = x and p[1] = y in one access; p must be aligned as a Pair<T>.
+/// The pair is stored as one integer: nvcc splits a store of a vector
+/// struct into its members inside the strip kernels.
+template <class T> STENCILC_HD void storePair(T *p, T x, T y) {
+  using Bits = typename PairBitsOf<sizeof(T)>::type;
+  Bits lo = 0, hi = 0;
+  std::memcpy(&lo, &x, sizeof x);
+  std::memcpy(&hi, &y, sizeof y);
+  const Bits r = lo | hi << (8 * sizeof(T));
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<Bits *>(p) = r;
+#else
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(Pair<T>) != 0)
+    std::abort();
+  std::memcpy(p, &r, sizeof r);
+#endif
 }
 
 STENCILC_HD float min_(float a, float b) { return fminf(a, b); }

@@ -5,6 +5,8 @@
 
 #include "gtest/gtest.h"
 
+#include <string>
+
 using namespace stencilc;
 using stencilc::test::Compiled;
 
@@ -103,6 +105,44 @@ TEST(CudaCorePlan, TwoDimensionalAndMultiGridStencilsKeepTheBox) {
   p = planCudaCore(two.stencil(), 2, GpuArch::SM90, two.diags);
   ASSERT_TRUE(p);
   EXPECT_FALSE(p->stream);
+}
+
+TEST(CudaCorePlan, TwoDimensionalStripsSpanTwoColumns) {
+  // In 2-D a strip is two columns wide, the tile stays even along axis 1,
+  // and where the radius along axis 1 is odd the buffers take one spare
+  // element each and one more for the launch's shift.
+  for (int r : {1, 2, 3}) {
+    Compiled c("stencil s { grid u : f32[2]; boundary u : clamp;\n"
+               "u' = box(u, " +
+               std::to_string(r) + ", 0.01); }");
+    ASSERT_TRUE(c.module) << c.diagText;
+    for (int fuse : {1, 2, 3, 8}) {
+      for (bool frame : {false, true}) {
+        auto p = planCudaCore(c.stencil(), fuse, GpuArch::SM90, c.diags, frame);
+        ASSERT_TRUE(p) << r << " " << fuse;
+        EXPECT_EQ(p->stripCols, 2);
+        EXPECT_EQ(p->tile[1] % 2, 0);
+        int64_t elems = int64_t(p->box(0)) * p->box(1), spare = r % 2;
+        EXPECT_EQ(p->sharedBytes, (2 * (elems + spare) + spare) * 4)
+            << r << " " << fuse;
+      }
+    }
+  }
+  // 1-D and 3-D strips keep one column, and their buffers no spare.
+  Compiled line("stencil s { grid u : f32[1]; boundary u : clamp;\n"
+                "u' = box(u, 1, 0.3); }");
+  ASSERT_TRUE(line.module) << line.diagText;
+  auto p = planCudaCore(line.stencil(), 3, GpuArch::SM90, line.diags);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->stripCols, 1);
+  Compiled cube("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+                "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(cube.module) << cube.diagText;
+  p = planCudaCore(cube.stencil(), 2, GpuArch::SM90, cube.diags,
+                   /*frame=*/true);
+  ASSERT_TRUE(p);
+  EXPECT_EQ(p->stripCols, 1);
+  EXPECT_EQ(p->sharedBytes, 2 * 4 * int64_t(p->box(0)) * p->box(1) * p->box(2));
 }
 
 } // namespace

@@ -33,6 +33,11 @@ struct CudaCorePlan {
   /// Points one thread computes along axis 0 in interior tiles, keeping
   /// each column's window of reads in registers.
   int strip = 1;
+  /// Adjacent points along the last axis that a strip computes, 1 or 2.
+  /// With 2, both columns share each window value they read, and the
+  /// buffers are laid out so that the pairs of columns load and store as
+  /// one aligned access each (2 needs an even tile along that axis).
+  int stripCols = 1;
   int numUpdated = 0;
   int64_t sharedBytes = 0;
   bool fuseFromModel = false; ///< fuse chosen automatically.
