@@ -96,6 +96,31 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   // A depth the cost model chose is kept: it is only labelled automatic.
   p.fuseFromModel = !fuse || *fuse == 0 || byModel;
   p.fuse = !fuse || *fuse == 0 ? autoFuse(s) : *fuse;
+  // A fused pass recomputes the halo of an updated grid past a periodic
+  // edge as the image of the points across it. A grid that does not wrap
+  // along that axis reads differently there than at the points the halo
+  // stands for, so such stencils get one step per pass. (An updated grid
+  // that does not wrap computes nothing past the edge: other grids may.)
+  for (int a = 0; a < s.dims && p.fuse > 1; ++a) {
+    const Grid *wraps = nullptr, *other = nullptr;
+    for (const Grid &g : s.grids)
+      if (g.boundary[a].kind != BoundaryKind::Periodic)
+        other = &g;
+      else if (g.updated)
+        wraps = &g;
+    if (!wraps || !other)
+      continue;
+    if (p.fuseFromModel) {
+      p.fuse = 1;
+      break;
+    }
+    diags.error(s.loc, "temporal fusion of stencil '" + s.name +
+                           "' needs its grids to agree on wrapping: '" +
+                           wraps->name + "' is periodic along axis " +
+                           llvm::Twine(a) + " and '" + other->name +
+                           "' is not; use --fuse=1");
+    return std::nullopt;
+  }
   for (const Grid &g : s.grids)
     p.numUpdated += g.updated;
   for (int a = 0; a < s.dims; ++a)
