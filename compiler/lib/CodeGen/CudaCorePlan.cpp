@@ -144,8 +144,11 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   // loads and the per-strip indexing for every tap an output needs; the
   // 2-D kernels are bound by instruction issue and shared-memory
   // wavefronts (docs/architecture.md). Tiles stay even along axis 1: the
-  // shrinking below halves from 64 down to 4.
-  if (s.dims == 2)
+  // shrinking below halves from 64 down to 4. Not in a tensor-core
+  // program's frame, whose time is a block's latency: there two columns
+  // per thread took box-2d9p (f16 sptc, t = 7) from 2621 to 2555
+  // GStencils/s (docs/benchmarks.md, session 7).
+  if (s.dims == 2 && !frame)
     p.stripCols = 2;
   // A tensor-core program's frame is one wave of edge tiles, timed by a
   // block's latency: 32x32 tiles of 128 threads took box-2d9p's frame (f16,
