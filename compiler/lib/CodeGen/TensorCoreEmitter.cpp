@@ -104,7 +104,9 @@ void planGather(const MatrixProgram &p, TensorCorePlan &plan) {
   // An element of zero columns paired in a register with a real one reads
   // the input beside it along the fastest axis, so that the pair stays two
   // adjacent inputs, one word.
-  auto none = [&](int k) { return !at[k][0] && !at[k][1] && !at[k][2] && !at[k][3]; };
+  auto none = [&](int k) {
+    return !at[k][0] && !at[k][1] && !at[k][2] && !at[k][3];
+  };
   const int fast = plan.dims - 1;
   for (int k = 0; k < count && E == 2; ++k) {
     int mate = k % 2 ? k - 1 : k + 1;
