@@ -145,6 +145,10 @@ int stencilc::scenario(double iCu, double ridgeCu, double iTc,
 
 namespace {
 
+/// The largest fused halo (depth x radius) the automatic depth considers
+/// for the CUDA-core kernels.
+constexpr int kMaxCudaCoreHalo = 12;
+
 /// Flops of one step per point: 2 per tap of a linear update (Gu et al.'s
 /// C = 2K), one per operation of any other expression.
 double flopsPerStep(const Stencil &s) {
@@ -404,8 +408,14 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     std::vector<int> depths{1, 2, 3, 4, 6, 8};
     if (o.steps)
       depths = {*o.steps};
+    // The CUDA-core kernels take any depth; the automatic ones stop at a
+    // fused halo of 12 points, past which the recomputed halo outweighs
+    // the saved traffic (at radius 3, t = 3 and 4 were the fastest depths
+    // on the H200 after the 16-byte box loads: docs/benchmarks.md,
+    // session 8; t = 2 was the limit while it was kMaxRadius, 8, the
+    // tensor-core fusion's).
     for (int t : depths) {
-      if (!o.steps && radius * t > kMaxRadius)
+      if (!o.steps && radius * t > kMaxCudaCoreHalo)
         continue;
       if (radius == 0 && t > 1 && !o.steps)
         continue;

@@ -150,6 +150,19 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   // GStencils/s (docs/benchmarks.md, session 7).
   if (s.dims == 2 && !frame)
     p.stripCols = 2;
+  // Each step spreads its strips over the block's threads in rounds, with
+  // a barrier after the step. At radius 3 the first steps' regions exceed
+  // 256 strips by a little (315 at t = 2: a second round of 59) and each
+  // strip is long (49 taps for box-2d49p), so 384 threads beat 256:
+  // box-2d49p f32 t = 2 286 -> 297 GStencils/s, t = 3 300 -> 302,
+  // star-2d13p t = 4 445 -> 460 (H200, docs/benchmarks.md, session 8). At
+  // radius 1, 256 stay the fastest (heat-2d t = 8: 960 against 942 with
+  // 320 and 917 with 384).
+  int reach = 0;
+  for (int a = 0; a < s.dims; ++a)
+    reach = std::max(reach, p.radius[a]);
+  if (s.dims == 2 && !frame && reach >= 3)
+    p.threads = 384;
   // A tensor-core program's frame is one wave of edge tiles, timed by a
   // block's latency: 32x32 tiles of 128 threads took box-2d9p's frame (f16,
   // t = 7, 10240^2) from 75 to 62 us; 16x16 tiles also took 62 us
@@ -183,6 +196,11 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   }
   if (p.tile[s.dims - 1] % 2 != 0)
     p.stripCols = 1;
+  // 16-byte loads and stores: a quarter of the f32 accesses, each with the
+  // index arithmetic of one element.
+  int vec = 16 / elemTypeBytes(s.elemType);
+  if (p.tile[s.dims - 1] % vec == 0)
+    p.vec = vec;
   p.sharedBytes = sharedBytes(p, s);
   return p;
 }

@@ -142,6 +142,11 @@ private:
   /// The block's box origins o<a> along axes 1.., leaving the tile index
   /// along axis 0 in sc_rest.
   void emitTileOrigins();
+  /// The box kernel's load of its box into buffer 0, and its store of the
+  /// tile from the last step's buffer: in 16-byte chunks along the last
+  /// axis where the plan and the grids' alignment allow.
+  void emitBoxLoad();
+  void emitTileStore();
   void emitKernel();
   void emitRun();
   /// Prints the nodes `ids` (in topological order) as `const T NAME =
@@ -260,6 +265,11 @@ void StencilEmitter::emitConstants() {
   out.line("constexpr int kBufElems = kBoxElems;");
   if (plan.strip > 1)
     out.line("static_assert(kT0 >= kV, \"a strip must fit in the tile\");");
+  if (plan.vec > 1)
+    out.line("constexpr int kVec = {0}; // elements per 16-byte global "
+             "access\nstatic_assert(kT{1} % kVec == 0, \"tile origins "
+             "must be multiples of kVec\");",
+             plan.vec, D - 1);
   if (plan.stripCols > 1) {
     std::string r = "kR" + std::to_string(D - 1);
     out.line("static_assert(kC == 2 && kT{} % 2 == 0, \"pairs of columns must "
@@ -853,38 +863,7 @@ void StencilEmitter::emitKernel() {
     out.line("const long long o0 = sc_rest * kT0 - kH0;");
   }
   out.blank();
-  out.line("// Load the tile and its halo. Periodic axes wrap here; points "
-           "outside the");
-  out.line("// domain along other axes are never read as values.");
-  {
-    auto loop = out.scope(
-        "for (int i = threadIdx.x; i < kBoxElems; i += kThreads)");
-    out.line("int r = i;");
-    for (int a = D - 1; a >= 1; --a)
-      out.line("const int l{0} = r % kB{0};\nr /= kB{0};", a);
-    out.line("const int l0 = r;");
-    for (int g : updated) {
-      const Grid &grid = s.grids[g];
-      auto blk = out.scope("");
-      for (int a = 0; a < D; ++a) {
-        if (grid.boundary[a].kind == BoundaryKind::Periodic)
-          out.line("const long long q{0} = stencilc::rt::wrap(o{0} + l{0}, "
-                   "a.n{0});",
-                   a);
-        else
-          out.line("const long long q{0} = o{0} + l{0};", a);
-      }
-      out.line("const bool in = {};", axes([](int a) {
-                 std::string i = std::to_string(a);
-                 return "q" + i + " >= 0 && q" + i + " < a.n" + i;
-               }, " && "));
-      out.line("s_{}[i] = in ? a.in_{}[{}] : "
-               "stencilc::rt::Convert<Elem>::from(0.0f);",
-               grid.name, grid.name,
-               linear([](int a) { return "q" + std::to_string(a); },
-                      [](int a) { return "a.n" + std::to_string(a); }));
-    }
-  }
+  emitBoxLoad();
   out.line("__syncthreads();");
   out.line("const bool sc_edge = {};", axes([](int a) {
              std::string i = std::to_string(a);
@@ -1018,17 +997,190 @@ void StencilEmitter::emitKernel() {
     out.line("__syncthreads();");
   }
   out.blank();
-  out.line("// Write the tile's interior.");
-  out.line("const int sc_res = a.nt & 1;");
-  {
+  emitTileStore();
+  out.dedent();
+  out.line("}}");
+  out.blank();
+}
+
+void StencilEmitter::emitBoxLoad() {
+  const int L = D - 1;
+  const bool vec = plan.vec > 1;
+  out.line("// Load the tile and its halo. Periodic axes wrap here; points "
+           "outside the");
+  out.line("// domain along other axes are never read as values.");
+  if (vec) {
+    out.line("// Where every grid's rows are 16-byte aligned, the box moves "
+             "in chunks of kVec\n// elements along axis {0}: the chunks start "
+             "at box column kLoad{0} <= 0, whose\n// global column is a "
+             "multiple of kVec, as every tile origin o{0} + kH{0} is; their "
+             "parts\n// outside the box are dropped, and chunks not wholly "
+             "inside the domain go\n// element by element.",
+             L);
+    out.line("constexpr int kLoad{0} = -((kVec - kH{0} % kVec) % kVec);", L);
+    out.line("constexpr int kChunks = (kB{0} - kLoad{0} + kVec - 1) / kVec; "
+             "// per row of the box",
+             L);
+    std::string aligned = "a.n" + std::to_string(L) + " % kVec == 0";
+    for (int g : updated)
+      aligned += fmt::format(" && stencilc::rt::chunkAligned(a.in_{0}) && "
+                             "stencilc::rt::chunkAligned(a.out_{0})",
+                             name(g));
+    out.line("const bool sc_vec = {};", aligned);
+  }
+  // Declares `q`, the global coordinate along axis a of grid `grid` at
+  // box coordinate `l`.
+  auto coord = [&](const Grid &grid, int a, const std::string &q,
+                   const std::string &l) {
+    if (grid.boundary[a].kind == BoundaryKind::Periodic)
+      out.line("const long long {0} = stencilc::rt::wrap(o{1} + {2}, a.n{1});",
+               q, a, l);
+    else
+      out.line("const long long {} = o{} + {};", q, a, l);
+  };
+  auto inDomain = [&](int from, int to) {
+    std::string r;
+    for (int a = from; a < to; ++a)
+      r += fmt::format("{0}q{1} >= 0 && q{1} < a.n{1}", r.empty() ? "" : " && ",
+                       a);
+    return r;
+  };
+  auto gidx = linear([](int a) { return "q" + std::to_string(a); },
+                     [](int a) { return "a.n" + std::to_string(a); });
+  auto zero = std::string("stencilc::rt::Convert<Elem>::from(0.0f)");
+  // The element loop of the box, one element per work item.
+  auto elementLoop = [&]() {
     auto loop = out.scope(
-        "for (int i = threadIdx.x; i < " +
-        axes([](int a) { return "kT" + std::to_string(a); }, " * ") +
-        "; i += kThreads)");
+        "for (int i = threadIdx.x; i < kBoxElems; i += kThreads)");
     out.line("int r = i;");
     for (int a = D - 1; a >= 1; --a)
-      out.line("const int l{0} = kH{0} + r % kT{0};\nr /= kT{0};", a);
-    out.line("const int l0 = kH0 + r;");
+      out.line("const int l{0} = r % kB{0};\nr /= kB{0};", a);
+    out.line("const int l0 = r;");
+    for (int g : updated) {
+      const Grid &grid = s.grids[g];
+      auto blk = out.scope("");
+      for (int a = 0; a < D; ++a)
+        coord(grid, a, "q" + std::to_string(a), "l" + std::to_string(a));
+      out.line("const bool in = {};", inDomain(0, D));
+      out.line("s_{}[i] = in ? a.in_{}[{}] : {};", grid.name, grid.name, gidx,
+               zero);
+    }
+  };
+  if (!vec) {
+    elementLoop();
+    return;
+  }
+  {
+    auto chunked = out.scope("if (sc_vec)");
+    out.line("// kBatch chunks per thread are loaded before any is stored, "
+             "so that their\n// loads are in flight together.");
+    // One chunk at a time exposed the loads' latency: f64, at two blocks
+    // per SM, lost 4-12% against element loads (H200, session 8). Two
+    // keep the registers of the strips (40 for box-2d49p f32); four took
+    // box-2d49p f32 to 71.
+    out.line("constexpr int kBatch = 2;");
+    out.line("constexpr int kBoxChunks = kBoxElems / kB{} * kChunks;", L);
+    auto batches = out.scope("for (int i0 = threadIdx.x; i0 < kBoxChunks; "
+                             "i0 += kBatch * kThreads)");
+    for (int g : updated)
+      out.line("stencilc::rt::Chunk<Elem> v_{}[kBatch];", name(g));
+    std::string l = "l" + std::to_string(L);
+    // Declares the box coordinates l<a> of chunk i.
+    auto chunkCoords = [&]() {
+      if (L == 0) {
+        out.line("const int l0 = kLoad0 + i * kVec;");
+        return;
+      }
+      out.line("int r = i;");
+      out.line("const int l{0} = kLoad{0} + r % kChunks * kVec;\nr /= "
+               "kChunks;",
+               L);
+      for (int a = L - 1; a >= 1; --a)
+        out.line("const int l{0} = r % kB{0};\nr /= kB{0};", a);
+      out.line("const int l0 = r;");
+    };
+    std::string rows = inDomain(0, L);
+    std::string whole = (rows.empty() ? "" : rows + " && ") +
+                        fmt::format("q{0} >= 0 && q{0} + kVec <= a.n{0}", L);
+    // Declares grid g's global coordinates q<a> of chunk i.
+    auto gridCoords = [&](const Grid &grid) {
+      for (int a = 0; a < L; ++a)
+        coord(grid, a, "q" + std::to_string(a), "l" + std::to_string(a));
+      out.line("const long long q{0} = o{0} + {1};", L, l);
+    };
+    {
+      out.line("#pragma unroll");
+      auto loads = out.scope("for (int k = 0; k < kBatch; ++k)");
+      out.line("const int i = i0 + k * kThreads;");
+      chunkCoords();
+      for (int g : updated) {
+        const Grid &grid = s.grids[g];
+        auto blk = out.scope("");
+        gridCoords(grid);
+        out.line("if (i < kBoxChunks && {})\n  v_{}[k] = "
+                 "stencilc::rt::loadChunk(&a.in_{}[{}]);",
+                 whole, grid.name, grid.name, gidx);
+      }
+    }
+    std::string inBox = fmt::format("{0} + e >= 0 && {0} + e < kB{1}", l, L);
+    std::string sidx = linear(
+        [&](int a) { return a == L ? l + " + e" : "l" + std::to_string(a); },
+        [](int a) { return "kB" + std::to_string(a); });
+    out.line("#pragma unroll");
+    auto stores = out.scope("for (int k = 0; k < kBatch; ++k)");
+    out.line("const int i = i0 + k * kThreads;");
+    out.line("if (i >= kBoxChunks)\n  break;");
+    chunkCoords();
+    for (int g : updated) {
+      const Grid &grid = s.grids[g];
+      auto blk = out.scope("");
+      gridCoords(grid);
+      {
+        auto fast = out.scope("if (" + whole + ")");
+        out.line("#pragma unroll");
+        out.line("for (int e = 0; e < kVec; ++e)");
+        out.line("  if ({})\n    s_{}[{}] = v_{}[k].v[e];", inBox, grid.name,
+                 sidx, grid.name);
+      }
+      // Chunks not wholly inside the domain, element by element.
+      auto slow = out.scope("else");
+      out.line("#pragma unroll");
+      auto each = out.scope("for (int e = 0; e < kVec; ++e)");
+      auto inside = out.scope("if (" + inBox + ")");
+      coord(grid, L, "qe", l + " + e");
+      std::string ein = (rows.empty() ? "" : rows + " && ") +
+                        "qe >= 0 && qe < a.n" + std::to_string(L);
+      std::string eidx = linear(
+          [&](int a) {
+            return a == L ? std::string("qe") : "q" + std::to_string(a);
+          },
+          [](int a) { return "a.n" + std::to_string(a); });
+      out.line("s_{0}[{1}] = {2} ? a.in_{0}[{3}] : {4};", grid.name, sidx, ein,
+               eidx, zero);
+    }
+  }
+  auto fallback = out.scope("else");
+  elementLoop();
+}
+
+void StencilEmitter::emitTileStore() {
+  const int L = D - 1;
+  out.line("// Write the tile's interior.");
+  out.line("const int sc_res = a.nt & 1;");
+  // One loop over the tile in units of `w` elements along the last axis.
+  auto storeLoop = [&](int w) {
+    std::string ext = w > 1 ? "(kT" + std::to_string(L) + " / kVec)"
+                            : "kT" + std::to_string(L);
+    auto loop = out.scope(
+        "for (int i = threadIdx.x; i < " + axes([&](int a) {
+          return a == L ? ext : "kT" + std::to_string(a);
+        }, " * ") + "; i += kThreads)");
+    out.line("int r = i;");
+    for (int a = D - 1; a >= 1; --a)
+      out.line("const int l{0} = kH{0} + r % {1}{2};\nr /= {1};", a,
+               a == L ? ext : "kT" + std::to_string(a),
+               a == L && w > 1 ? " * kVec" : "");
+    out.line("const int l0 = kH0 + r{};", L == 0 && w > 1 ? " * kVec" : "");
     out.line("const long long {};", axes([](int a) {
                std::string i = std::to_string(a);
                return "g" + i + " = o" + i + " + l" + i;
@@ -1043,13 +1195,34 @@ void StencilEmitter::emitKernel() {
     out.line("const long long sc_gidx = {};",
              linear([](int a) { return "g" + std::to_string(a); },
                     [](int a) { return "a.n" + std::to_string(a); }));
-    for (int g : updated)
-      out.line("a.out_{0}[sc_gidx] = s_{0}[sc_res * kBufStride + sc_idx];",
-               name(g));
+    for (int g : updated) {
+      if (w == 1) {
+        out.line("a.out_{0}[sc_gidx] = s_{0}[sc_res * kBufStride + sc_idx];",
+                 name(g));
+        continue;
+      }
+      auto blk = out.scope("");
+      out.line("stencilc::rt::Chunk<Elem> v;");
+      out.line("#pragma unroll");
+      out.line("for (int e = 0; e < kVec; ++e)");
+      out.line("  v.v[e] = s_{}[sc_res * kBufStride + sc_idx + e];", name(g));
+      out.line("stencilc::rt::storeChunk(&a.out_{}[sc_gidx], v);", name(g));
+    }
+  };
+  if (plan.vec == 1) {
+    storeLoop(1);
+    return;
   }
-  out.dedent();
-  out.line("}}");
-  out.blank();
+  {
+    out.line("// In chunks where the rows are aligned: n{0} and the chunks' "
+             "columns are\n// multiples of kVec, so a chunk lies wholly "
+             "inside the domain or wholly outside.",
+             L);
+    auto chunked = out.scope("if (sc_vec)");
+    storeLoop(plan.vec);
+  }
+  auto fallback = out.scope("else");
+  storeLoop(1);
 }
 
 //===- The streaming kernel ----------------------------------------------===//

@@ -152,6 +152,47 @@ template <class T> STENCILC_HD void storePair(T *p, T x, T y) {
 #endif
 }
 
+/// 16 consecutive bytes of elements, the widest global access: the box
+/// kernels load their boxes and store their tiles in chunks where every
+/// grid's rows are 16-byte aligned.
+template <class T> struct alignas(16) Chunk {
+  T v[16 / sizeof(T)];
+};
+
+/// Whether p may be accessed as a Chunk.
+STENCILC_HD bool chunkAligned(const void *p) {
+  return reinterpret_cast<std::uintptr_t>(p) % 16 == 0;
+}
+
+/// p[0 .. 16 / sizeof(T) - 1] in one access; p must be chunkAligned. The
+/// chunk moves as one 16-byte integer vector, so that nvcc does not split
+/// it into its elements.
+template <class T> STENCILC_HD Chunk<T> loadChunk(const T *p) {
+  Chunk<T> c;
+#if defined(__CUDA_ARCH__)
+  const uint4 bits = *reinterpret_cast<const uint4 *>(p);
+  std::memcpy(&c, &bits, sizeof c);
+#else
+  if (!chunkAligned(p))
+    std::abort();
+  std::memcpy(&c, p, sizeof c);
+#endif
+  return c;
+}
+
+/// Stores c at p in one access; p must be chunkAligned.
+template <class T> STENCILC_HD void storeChunk(T *p, const Chunk<T> &c) {
+#if defined(__CUDA_ARCH__)
+  uint4 bits;
+  std::memcpy(&bits, &c, sizeof c);
+  *reinterpret_cast<uint4 *>(p) = bits;
+#else
+  if (!chunkAligned(p))
+    std::abort();
+  std::memcpy(p, &c, sizeof c);
+#endif
+}
+
 STENCILC_HD float min_(float a, float b) { return fminf(a, b); }
 STENCILC_HD double min_(double a, double b) { return fmin(a, b); }
 STENCILC_HD float max_(float a, float b) { return fmaxf(a, b); }

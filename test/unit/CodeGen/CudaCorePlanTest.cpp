@@ -147,4 +147,57 @@ TEST(CudaCorePlan, TwoDimensionalStripsSpanTwoColumns) {
   EXPECT_EQ(p->sharedBytes, 2 * 4 * int64_t(p->box(0)) * p->box(1) * p->box(2));
 }
 
+TEST(CudaCorePlan, BoxKernelsMoveSixteenByteChunks) {
+  // The box kernel loads and stores 16 bytes per access along the last
+  // axis where the tile is a whole number of chunks: 4 f32, 2 f64, 8 f16.
+  // The streaming kernel keeps element accesses.
+  const std::pair<const char *, int> types[] = {
+      {"f32", 4}, {"f64", 2}, {"f16", 8}, {"bf16", 8}};
+  for (const auto &[type, vec] : types)
+    for (int dims : {1, 2, 3}) {
+      std::string grid = std::string(type) + "[" + std::to_string(dims) + "]";
+      Compiled c("stencil s { grid u : " + grid + "; grid v : " + grid +
+                 ";\nboundary u, v : clamp;\n"
+                 "u' = box(u, 1, 0.1) + v; v' = v + u; }");
+      ASSERT_TRUE(c.module) << c.diagText;
+      auto p = planCudaCore(c.stencil(), 2, GpuArch::SM90, c.diags);
+      ASSERT_TRUE(p) << type << " " << dims;
+      EXPECT_FALSE(p->stream);
+      EXPECT_EQ(p->tile[dims - 1] % vec, 0) << type << " " << dims;
+      EXPECT_EQ(p->vec, vec) << type << " " << dims;
+    }
+  Compiled one("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+               "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(one.module) << one.diagText;
+  auto p = planCudaCore(one.stencil(), 2, GpuArch::SM90, one.diags);
+  ASSERT_TRUE(p && p->stream);
+  EXPECT_EQ(p->vec, 1);
+  // A tile too narrow for a chunk keeps element accesses: f16 at radius 3
+  // and depth 39 (a halo of 117) shrinks the 2-D tile to 8 x 4.
+  Compiled deep("stencil s { grid u : f16[2]; boundary u : clamp;\n"
+                "u' = box(u, 3, 0.01); }");
+  ASSERT_TRUE(deep.module) << deep.diagText;
+  p = planCudaCore(deep.stencil(), 39, GpuArch::SM90, deep.diags);
+  ASSERT_TRUE(p);
+  EXPECT_LT(p->tile[1], 8);
+  EXPECT_EQ(p->vec, 1);
+}
+
+TEST(CudaCorePlan, WideTwoDimensionalStencilsTakeMoreThreads) {
+  // 2-D strips spread over 384 threads from radius 3 on, 256 below; a
+  // tensor-core program's frame keeps its 128.
+  for (int r : {1, 2, 3, 4}) {
+    Compiled c("stencil s { grid u : f32[2]; boundary u : clamp;\n"
+               "u' = box(u, " +
+               std::to_string(r) + ", 0.01); }");
+    ASSERT_TRUE(c.module) << c.diagText;
+    auto p = planCudaCore(c.stencil(), 2, GpuArch::SM90, c.diags);
+    ASSERT_TRUE(p) << r;
+    EXPECT_EQ(p->threads, r >= 3 ? 384 : 256) << r;
+    p = planCudaCore(c.stencil(), 2, GpuArch::SM90, c.diags, /*frame=*/true);
+    ASSERT_TRUE(p) << r;
+    EXPECT_EQ(p->threads, 128) << r;
+  }
+}
+
 } // namespace

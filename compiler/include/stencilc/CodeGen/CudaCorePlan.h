@@ -38,6 +38,12 @@ struct CudaCorePlan {
   /// buffers are laid out so that the pairs of columns load and store as
   /// one aligned access each (2 needs an even tile along that axis).
   int stripCols = 1;
+  /// Elements of one 16-byte global access: the box kernel loads its box
+  /// and stores its tile in chunks of `vec` along the last axis where every
+  /// grid's rows are 16-byte aligned (a run-time test). 1 where the tile's
+  /// last extent is not a whole number of chunks, and in the streaming
+  /// kernel.
+  int vec = 1;
   int numUpdated = 0;
   int64_t sharedBytes = 0;
   bool fuseFromModel = false; ///< fuse chosen automatically.
