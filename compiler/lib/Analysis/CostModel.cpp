@@ -409,11 +409,11 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     if (o.steps)
       depths = {*o.steps};
     // The CUDA-core kernels take any depth; the automatic ones stop at a
-    // fused halo of 12 points, past which the recomputed halo outweighs
-    // the saved traffic (at radius 3, t = 3 and 4 were the fastest depths
-    // on the H200 after the 16-byte box loads: docs/benchmarks.md,
-    // session 8; t = 2 was the limit while it was kMaxRadius, 8, the
-    // tensor-core fusion's).
+    // fused halo of 12 points, a bound on the search (at radius 3 the
+    // fastest depths measured on the H200 were 2 to 4 and t = 8 the
+    // slowest: docs/benchmarks.md, session 8). While the bound was
+    // kMaxRadius, 8, the tensor-core fusion's, radius 3 never got past
+    // t = 2.
     for (int t : depths) {
       if (!o.steps && radius * t > kMaxCudaCoreHalo)
         continue;

@@ -157,7 +157,8 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   // box-2d49p f32 t = 2 286 -> 297 GStencils/s, t = 3 300 -> 302,
   // star-2d13p t = 4 445 -> 460 (H200, docs/benchmarks.md, session 8). At
   // radius 1, 256 stay the fastest (heat-2d t = 8: 960 against 942 with
-  // 320 and 917 with 384).
+  // 320 and 917 with 384). Not everywhere: star-2d13p f32 at t = 3 ran 503
+  // with 256 and 476 with 384 (its automatic depth is 4).
   int reach = 0;
   for (int a = 0; a < s.dims; ++a)
     reach = std::max(reach, p.radius[a]);
