@@ -401,9 +401,7 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
   x.taps = distinctReads(s, false);
   std::vector<CostCandidate> out;
 
-  int radius = 0;
-  for (int a = 0; a < s.dims; ++a)
-    radius = std::max(radius, s.updatedRadius(a));
+  int radius = s.maxUpdatedRadius();
   if ((!o.target || *o.target == Target::CudaCore) && !o.layout) {
     std::vector<int> depths{1, 2, 3, 4, 6, 8};
     if (o.steps)

@@ -30,9 +30,7 @@ int64_t stencilc::maxSharedBytesPerBlock(GpuArch arch) {
 /// itself always passes the cost model's depth (Analysis/CostModel); this
 /// remains the depth for callers that plan without the model.
 static int autoFuse(const Stencil &s) {
-  int r = 0;
-  for (int a = 0; a < s.dims; ++a)
-    r = std::max(r, s.updatedRadius(a));
+  int r = s.maxUpdatedRadius();
   if (r == 0)
     return 1;
   return std::max(1, (s.dims == 3 ? 2 : 8) / r);
@@ -159,10 +157,7 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   // radius 1, 256 stay the fastest (heat-2d t = 8: 960 against 942 with
   // 320 and 917 with 384). Not everywhere: star-2d13p f32 at t = 3 ran 503
   // with 256 and 476 with 384 (its automatic depth is 4).
-  int reach = 0;
-  for (int a = 0; a < s.dims; ++a)
-    reach = std::max(reach, p.radius[a]);
-  if (s.dims == 2 && !frame && reach >= 3)
+  if (s.dims == 2 && !frame && s.maxUpdatedRadius() >= 3)
     p.threads = 384;
   // A tensor-core program's frame is one wave of edge tiles, timed by a
   // block's latency: 32x32 tiles of 128 threads took box-2d9p's frame (f16,

@@ -1108,11 +1108,19 @@ void StencilEmitter::emitBoxLoad() {
         coord(grid, a, "q" + std::to_string(a), "l" + std::to_string(a));
       out.line("const long long q{0} = o{0} + {1};", L, l);
     };
-    {
+    // Opens the loop over the batch's chunks k, each chunk i's box
+    // coordinates declared; `last` ends it at the box's last chunk.
+    auto batchLoop = [&](bool last) {
       out.line("#pragma unroll");
-      auto loads = out.scope("for (int k = 0; k < kBatch; ++k)");
+      Emitter::Scope loop = out.scope("for (int k = 0; k < kBatch; ++k)");
       out.line("const int i = i0 + k * kThreads;");
+      if (last)
+        out.line("if (i >= kBoxChunks)\n  break;");
       chunkCoords();
+      return loop;
+    };
+    {
+      auto loads = batchLoop(false);
       for (int g : updated) {
         const Grid &grid = s.grids[g];
         auto blk = out.scope("");
@@ -1126,11 +1134,7 @@ void StencilEmitter::emitBoxLoad() {
     std::string sidx = linear(
         [&](int a) { return a == L ? l + " + e" : "l" + std::to_string(a); },
         [](int a) { return "kB" + std::to_string(a); });
-    out.line("#pragma unroll");
-    auto stores = out.scope("for (int k = 0; k < kBatch; ++k)");
-    out.line("const int i = i0 + k * kThreads;");
-    out.line("if (i >= kBoxChunks)\n  break;");
-    chunkCoords();
+    auto stores = batchLoop(true);
     for (int g : updated) {
       const Grid &grid = s.grids[g];
       auto blk = out.scope("");

@@ -195,6 +195,13 @@ int Stencil::updatedRadius(int axis) const {
   return r;
 }
 
+int Stencil::maxUpdatedRadius() const {
+  int r = 0;
+  for (int a = 0; a < dims; ++a)
+    r = std::max(r, updatedRadius(a));
+  return r;
+}
+
 int Stencil::radius() const {
   std::vector<bool> live = graph.reachable(roots());
   int r = 0;

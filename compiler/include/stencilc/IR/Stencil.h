@@ -200,6 +200,8 @@ struct Stencil {
   /// Largest |offset| along `axis` over reads of updated grids: the halo one
   /// time step needs in a tile.
   int updatedRadius(int axis) const;
+  /// Largest updatedRadius over the axes.
+  int maxUpdatedRadius() const;
   /// Largest |offset| over all reads and axes.
   int radius() const;
   /// True when every update has a linear form.

@@ -12,7 +12,7 @@
 #include <vector>
 
 int main() {
-  const long long n0 = 37, n1 = 64, n = n0 * n1, steps = 7;
+  constexpr long long n0 = 37, n1 = 64, n = n0 * n1, steps = 7;
   std::mt19937 rng(11);
   std::uniform_real_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> u0(n), v0(n);
@@ -23,7 +23,7 @@ int main() {
   // Four grids' worth of room, aligned to 16 bytes, plus one element.
   std::vector<float> results[2][2];
   for (int shift : {0, 1}) {
-    alignas(16) static float pool[4 * 37 * 64 + 4];
+    alignas(16) static float pool[4 * n + 4];
     float *u = pool + shift, *v = u + n, *su = v + n, *sv = su + n;
     std::memcpy(u, u0.data(), n * sizeof(float));
     std::memcpy(v, v0.data(), n * sizeof(float));
