@@ -3,6 +3,9 @@
 #include "stencilc/CodeGen/CudaCorePlan.h"
 
 #include <algorithm>
+#include <set>
+#include <utility>
+#include <vector>
 
 using namespace stencilc;
 
@@ -47,6 +50,33 @@ static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
          elemTypeBytes(s.elemType);
 }
 
+/// The streaming loop's unroll. One turn of the rings per trip made the
+/// level registers' shifts renames: +31% on heat-3d f32 t = 3, +28% on
+/// box-3d27p f32 t = 2 (H200, docs/benchmarks.md). But an unrolled trip
+/// lets nvcc hoist the next iteration's shared-memory reads, and where an
+/// iteration reads many values, 64 registers (1024 threads) no longer
+/// hold them: box-3d27p f64 t = 1 spilled 184 bytes and ran 102
+/// GStencils/s against 125 without the unroll (session 9). The estimate:
+/// the rows an iteration reads (rows + 2 * radius0), times the distinct
+/// columns its taps read, times the registers of a value. Measured on
+/// either side of the bound: 108 (box-3d27p f64, 4 rows) lost 18% with
+/// the unroll, 72 (box-3d27p f64, 2 rows) gained 18%, 60 (heat-3d f64)
+/// gained 4%.
+static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
+  constexpr int kUnrollRegisters = 96;
+  std::set<std::pair<int, int>> columns;
+  std::vector<bool> live = s.graph.reachable(s.roots());
+  for (size_t i = 0; i < live.size(); ++i) {
+    const Node &n = s.graph[static_cast<int>(i)];
+    if (live[i] && n.op == Op::Read && s.grids[n.index].updated)
+      columns.insert({n.offset[1], n.offset[2]});
+  }
+  int words = computeType(s.elemType) == ElemType::F64 ? 2 : 1;
+  int estimate = (p.rows + 2 * p.radius[0]) *
+                 static_cast<int>(columns.size()) * words;
+  return estimate <= kUnrollRegisters ? p.ring / p.rows : 1;
+}
+
 /// The streaming plan, where it applies: one grid in 3-D, and a slab whose
 /// halo leaves most threads computing outputs. In 2-D the box kernel's
 /// strips were faster on every benchmark shape (docs/benchmarks.md, the
@@ -74,8 +104,10 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
       p.ring *= 2;
     p.sharedBytes = static_cast<int64_t>(p.fuse) * p.ring * p.slab() *
                     elemTypeBytes(s.elemType);
-    if (p.sharedBytes <= maxSharedBytesPerBlock(arch))
+    if (p.sharedBytes <= maxSharedBytesPerBlock(arch)) {
+      p.unroll = streamUnroll(s, p);
       return p;
+    }
   }
   return std::nullopt;
 }

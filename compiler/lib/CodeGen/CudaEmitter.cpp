@@ -23,6 +23,7 @@
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/Support/Version.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -148,6 +149,9 @@ private:
   void emitBoxLoad();
   void emitTileStore();
   void emitKernel();
+  /// The box kernel's launch on `blocks` blocks: the full kernel for passes
+  /// of kFuse steps, the other for the last.
+  void emitBoxLaunch(const std::string &blocks);
   void emitRun();
   /// Prints the nodes `ids` (in topological order) as `const T NAME =
   /// ...;`, naming node i by `nameOf(i)` and reads through `read`.
@@ -161,6 +165,13 @@ private:
   void emitStreamReads();
   void emitStreamLevel(int k);
   void emitStreamKernel();
+  /// The streaming kernel's ghost axes: slab axes with a dirichlet
+  /// boundary, where the columns outside the domain hold the boundary
+  /// value in every level, so that the columns beside them need no
+  /// boundary conditions. Empty where the element type is not the
+  /// computation's (f16, bf16), whose rounded value would differ from the
+  /// reads' exact one.
+  std::vector<int> ghostAxes() const;
   std::string frozenCondition(int g, const std::string &nExpr) const;
 
   const Stencil &s;
@@ -241,8 +252,11 @@ void StencilEmitter::emitConstants() {
              return "kR" + std::to_string(a) + " = " +
                     std::to_string(plan.radius[a]);
            }));
-  // Tiles closer than this to the domain's edge apply boundary conditions.
-  out.line("constexpr int {};", axes([&](int a) {
+  // Tiles closer than this to the domain's edge apply boundary conditions
+  // (none along the streaming kernel's ghost axes).
+  out.line("{}constexpr int {};",
+           plan.stream && !ghostAxes().empty() ? "[[maybe_unused]] " : "",
+           axes([&](int a) {
              int e = plan.radius[a];
              for (const Update &u : s.updates)
                e = std::max({e, u.reachLo[a], u.reachHi[a]});
@@ -812,11 +826,19 @@ void StencilEmitter::emitTileOrigins() {
 }
 
 void StencilEmitter::emitKernel() {
+  // Every pass but the last fuses kFuse steps: with the count a constant,
+  // each step's region, its strips and their division into rows and
+  // columns are constants too (box-2d49p f32 t = 2: 300.6 -> 305.2
+  // GStencils/s, H200, docs/benchmarks.md, session 9).
+  out.line("// Full: a pass of kFuse steps, the count a constant; the last "
+           "pass may fuse fewer.");
+  out.line("template <bool Full>");
   out.line("__global__ void __launch_bounds__(kThreads) {}_kernel(const Args "
            "a) {{",
            s.name);
   out.indent();
   out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
+  out.line("const int sc_nt = Full ? kFuse : a.nt;");
   std::string shift;
   if (plan.stripCols > 1) {
     // Step s computes from column lo = (kFuse - nt + s) * r on (r the
@@ -830,7 +852,7 @@ void StencilEmitter::emitKernel() {
              "of its output buffer, and its reads\n// kR{0} columns before, "
              "at an even column of its input buffer.",
              last);
-    out.line("const int sc_shift = (kFuse - a.nt) * kR{} & 1;", last);
+    out.line("const int sc_shift = (kFuse - sc_nt) * kR{} & 1;", last);
     shift = "sc_shift + ";
   }
   for (size_t k = 0; k < updated.size(); ++k)
@@ -874,7 +896,7 @@ void StencilEmitter::emitKernel() {
   out.line("// Step s is valid on a region that shrinks by one radius per "
            "step.");
   {
-    auto steps = out.scope("for (int sc_s = 1; sc_s <= a.nt; ++sc_s)");
+    auto steps = out.scope("for (int sc_s = 1; sc_s <= sc_nt; ++sc_s)");
     out.line("const int sc_src = (sc_s - 1) & 1;");
     for (int g : updated) {
       out.line("const Elem *const src_{0} = s_{0} + sc_src * kBufStride;",
@@ -883,7 +905,7 @@ void StencilEmitter::emitKernel() {
                name(g));
     }
     for (int a = 0; a < D; ++a)
-      out.line("const int m{0} = (a.nt - sc_s) * kR{0}, lo{0} = kH{0} - m{0}, "
+      out.line("const int m{0} = (sc_nt - sc_s) * kR{0}, lo{0} = kH{0} - m{0}, "
                "w{0} = kT{0} + 2 * m{0};",
                a);
     std::string bufs;
@@ -907,11 +929,9 @@ void StencilEmitter::emitKernel() {
       inner = (a == 1 ? "" : inner + " * ") + extent(a);
     // One thread per `count` work items over the region; the item's tile
     // coordinates, the slowest axis scaled by `rowsPerItem`.
-    auto workLoop = [&](const std::string &count, const std::string &rows,
-                        const std::string &call) {
-      out.line("const int sc_count = {};", count);
-      auto loop =
-          out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
+    // Work item i's tile coordinates l and global ones g, the slowest axis
+    // scaled by `rows`.
+    auto decode = [&](const std::string &rows) {
       out.line("int r = i;");
       for (int a = D - 1; a >= 1; --a)
         if (a == L && C > 1 && !rows.empty())
@@ -930,6 +950,13 @@ void StencilEmitter::emitKernel() {
                  std::string i = std::to_string(a);
                  return "g" + i + " = o" + i + " + l" + i;
                }));
+    };
+    auto workLoop = [&](const std::string &count, const std::string &rows,
+                        const std::string &call) {
+      out.line("const int sc_count = {};", count);
+      auto loop =
+          out.scope("for (int i = threadIdx.x; i < sc_count; i += kThreads)");
+      decode(rows);
       out.line("{}", call);
     };
     std::string points =
@@ -961,21 +988,32 @@ void StencilEmitter::emitKernel() {
           });
         };
         std::string shifted = point("l") + ", " + point("g");
+        // Two rounds. The strips inside as in the interior; then the
+        // columns of the other strips, one a thread, so that a warp holding
+        // one of them no longer runs its kC columns alone while the rest of
+        // the warp waits. One point a thread would pack them tighter, but
+        // nvcc then holds every read of the point at once (100 registers
+        // instead of 40 for box-2d49p). The barrier between the rounds
+        // orders the two writes of points where the last strip of a column
+        // overlaps the one before it.
         out.line("// Near the domain's edge: strips kE or more inside the "
-                 "domain as in the interior,\n// the others point by point "
-                 "through the boundary conditions.");
-        // Columns outside, rows inside, as with strips of one column: with
-        // the loops the other way round nvcc unrolled the two columns and
-        // held both points' reads at once (110 registers instead of 40 for
-        // box-2d49p).
-        workLoop(
-            "(w0 + kV - 1) / kV * " + inner, " * kV",
-            "if (" + inside + ")\n  computeStrip(" + bufs + coords +
-                ", a);\nelse\n" +
-                (C > 1 ? "  for (int sc_c = 0; sc_c < kC; ++sc_c)\n  " : "") +
-                "  for (int sc_v = 0; sc_v < kV; ++sc_v)\n" +
-                (C > 1 ? "  " : "") + "    computeStep<true>(" + bufs +
-                shifted + ", a);");
+                 "domain as in the interior;\n// then the columns of the "
+                 "others, one a thread, through the boundary conditions.");
+        workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
+                 "if (" + inside + ")\n  computeStrip(" + bufs + coords +
+                     ", a);");
+        out.line("__syncthreads();");
+        auto loop = out.scope(
+            fmt::format("for (int sc_p = threadIdx.x; sc_p < sc_count{}; "
+                        "sc_p += kThreads)",
+                        C > 1 ? " * kC" : ""));
+        out.write(C > 1 ? "const int i = sc_p / kC, sc_c = sc_p % kC;"
+                        : "const int i = sc_p;");
+        decode(" * kV");
+        out.line("if ({})\n  continue;", inside);
+        out.line("for (int sc_v = 0; sc_v < kV; ++sc_v)\n  "
+                 "computeStep<true>({}{}, a);",
+                 bufs, shifted);
       }
     }
     {
@@ -1170,7 +1208,7 @@ void StencilEmitter::emitBoxLoad() {
 void StencilEmitter::emitTileStore() {
   const int L = D - 1;
   out.line("// Write the tile's interior.");
-  out.line("const int sc_res = a.nt & 1;");
+  out.line("const int sc_res = sc_nt & 1;");
   // One loop over the tile in units of `w` elements along the last axis.
   auto storeLoop = [&](int w) {
     std::string ext = w > 1 ? "(kT" + std::to_string(L) + " / kVec)"
@@ -1246,6 +1284,17 @@ void StencilEmitter::emitTileStore() {
 std::string ringSlot(const std::string &row) {
   bool bare = row.find(' ') == std::string::npos;
   return "(" + (bare ? row : "(" + row + ")") + " & (kRing - 1))";
+}
+
+std::vector<int> StencilEmitter::ghostAxes() const {
+  std::vector<int> axesOut;
+  if (elem != comp)
+    return axesOut;
+  const Grid &grid = s.grids[updated.front()];
+  for (int a = 1; a < D; ++a)
+    if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
+      axesOut.push_back(a);
+  return axesOut;
 }
 
 /// The streaming kernel's constants after those it shares with the box
@@ -1377,6 +1426,13 @@ void StencilEmitter::emitStreamLevel(int k) {
                  u.root);
       }
     }
+    // The last level's rows go to the output only, never to a ghost.
+    if (!ghostAxes().empty() && k < plan.fuse) {
+      std::string set;
+      for (int m = 0; m < V; ++m)
+        set += fmt::format("{}sc_e{} = sc_ghostValue;", m ? "\n  " : "", m);
+      out.line("if (sc_ghost) {{\n  {}\n}}", set);
+    }
   }
   {
     auto last = out.scope("if constexpr (" + std::to_string(k) + " == NT)");
@@ -1425,6 +1481,10 @@ void StencilEmitter::emitStreamKernel() {
   } else {
     out.line("const int l2 = threadIdx.x % kB2, l1 = threadIdx.x / kB2;");
   }
+  const std::vector<int> ghosts = ghostAxes();
+  auto ghosted = [&](int a) {
+    return std::find(ghosts.begin(), ghosts.end(), a) != ghosts.end();
+  };
   std::string slabIn, slabEdge, mine, depth;
   for (int a = 1; a < D; ++a) {
     std::string i = std::to_string(a);
@@ -1435,8 +1495,9 @@ void StencilEmitter::emitStreamKernel() {
       out.line("const long long q{0} = g{0};", a);
     slabIn += std::string(a > 1 ? " && " : "") + "q" + i + " >= 0 && q" + i +
               " < a.n" + i;
-    slabEdge += std::string(a > 1 ? " || " : "") + "g" + i + " < kE" + i +
-                " || g" + i + " >= a.n" + i + " - kE" + i;
+    if (!ghosted(a))
+      slabEdge += std::string(slabEdge.empty() ? "" : " || ") + "g" + i +
+                  " < kE" + i + " || g" + i + " >= a.n" + i + " - kE" + i;
     mine += std::string(a > 1 ? " && " : "") + "l" + i + " >= kH" + i +
             " && l" + i + " < kH" + i + " + kT" + i + " && g" + i + " < a.n" +
             i;
@@ -1446,7 +1507,26 @@ void StencilEmitter::emitStreamKernel() {
       depth = depth.empty() ? term : "min(" + depth + ", " + term + ")";
     }
   }
-  out.line("const bool sc_slabEdge = {};", slabEdge);
+  if (!ghosts.empty()) {
+    // Columns outside the domain along a ghost axis hold the boundary value
+    // (the lowest such axis's) in every row of every level; the columns
+    // beside them read it from the ring as any other.
+    std::string ghost, value = literal(0.0, compFloat);
+    for (auto it = ghosts.rbegin(); it != ghosts.rend(); ++it) {
+      std::string outside =
+          fmt::format("g{0} < 0 || g{0} >= a.n{0}", *it);
+      ghost = ghost.empty() ? outside : outside + " || " + ghost;
+      value = "(" + outside + ") ? " +
+              literal(grid.boundary[*it].value, compFloat) + " : " + value;
+    }
+    out.line("// Columns outside the domain along a dirichlet axis (ghosts) "
+             "hold its value in\n// every level: the columns beside them "
+             "need no boundary conditions.");
+    out.line("const bool sc_ghost = {};", ghost);
+    out.line("const Elem sc_ghostValue = {};", value);
+  }
+  out.line("const bool sc_slabEdge = {};",
+           slabEdge.empty() ? "false" : slabEdge);
   out.line("// The output point of this thread's column, if it has one.");
   out.line("const bool sc_mine = {};", mine);
   out.line("// Level k is valid on slab points at least k radii inside the "
@@ -1479,6 +1559,8 @@ void StencilEmitter::emitStreamKernel() {
   out.line("// other axes read 0 and are never used as values.");
   {
     auto fn = out.scope("auto sc_load = [&](int rel) -> Elem", "};");
+    if (!ghosts.empty())
+      out.line("if (sc_ghost)\n  return sc_ghostValue;");
     if (grid.boundary[0].kind == BoundaryKind::Periodic)
       out.line("return sc_slabIn ? sc_inCol[stencilc::rt::wrap(sc_first + "
                "rel, a.n0) * sc_stride] : "
@@ -1501,9 +1583,11 @@ void StencilEmitter::emitStreamKernel() {
   out.line("const int sc_last = (sc_outHi - 1 + NT * kD) / kV;");
   std::string inner;
   for (int a = 1; a < D; ++a) {
+    if (ghosted(a))
+      continue;
     std::string i = std::to_string(a);
-    inner += std::string(a > 1 ? " && " : "") + "o" + i + " >= kE" + i +
-             " && o" + i + " + kB" + i + " <= a.n" + i + " - kE" + i;
+    inner += std::string(inner.empty() ? "" : " && ") + "o" + i + " >= kE" +
+             i + " && o" + i + " + kB" + i + " <= a.n" + i + " - kE" + i;
   }
   out.line("// Iterations sc_loadLo <= j < sc_loadHi load rows of the domain "
            "only: they skip");
@@ -1515,7 +1599,10 @@ void StencilEmitter::emitStreamKernel() {
            "level's rows at");
   out.line("// least kE0 rows from the edge: they skip the boundary "
            "conditions.");
-  out.line("const bool sc_inner = {};", inner);
+  if (!ghosts.empty())
+    out.line("// Ghost axes do not count: their edge needs no boundary "
+             "conditions.");
+  out.line("const bool sc_inner = {};", inner.empty() ? "true" : inner);
   out.line("auto sc_ceil = [](long long p) {{ return p >= 0 ? (p + kV - 1) / "
            "kV : -(-p / kV); }};");
   out.line("const int sc_loadLo = sc_window(sc_ceil(-sc_first) - 1);");
@@ -1537,10 +1624,15 @@ void StencilEmitter::emitStreamKernel() {
   out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
            "  sc_next[m] = sc_load(m);");
   // One turn of the rings an unrolled trip: the level registers' shifts
-  // become renames instead of moves (docs/benchmarks.md has the measurement).
-  out.line("// One turn of the rings, kRing / kV iterations, an unrolled "
-           "trip.");
-  out.line("#pragma unroll {}", plan.ring / plan.rows);
+  // become renames instead of moves (docs/benchmarks.md has the
+  // measurement), unless the plan expects the trip to spill.
+  if (plan.unroll > 1)
+    out.line("// One turn of the rings, kRing / kV iterations, an unrolled "
+             "trip.");
+  else
+    out.line("// Not unrolled: an unrolled trip would hold more reads than "
+             "the registers.");
+  out.line("#pragma unroll {}", plan.unroll);
   {
     auto loop = out.scope("for (int j = 0; j <= sc_last; ++j)");
     out.line("const bool sc_fast = j >= sc_fastLo && j < sc_fastHi;");
@@ -1548,8 +1640,10 @@ void StencilEmitter::emitStreamKernel() {
     out.line("Elem sc_in[kV];");
     out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
              "  sc_in[m] = sc_next[m];\n"
-             "  sc_next[m] = sc_loadFast ? sc_inCol[sc_ld + m * sc_stride] : "
-             "sc_load((j + 1) * kV + m);\n}}");
+             "  sc_next[m] = sc_loadFast ? {}sc_inCol[sc_ld + m * sc_stride]{} : "
+             "sc_load((j + 1) * kV + m);\n}}",
+             ghosts.empty() ? "" : "(sc_ghost ? sc_ghostValue : ",
+             ghosts.empty() ? "" : ")");
     out.line("// The deepest level first: each reads the registers of the "
              "level below before");
     out.line("// that level pushes this iteration's rows.");
@@ -1570,6 +1664,19 @@ void StencilEmitter::emitStreamKernel() {
   out.dedent();
   out.line("}}");
   out.blank();
+}
+
+void StencilEmitter::emitBoxLaunch(const std::string &blocks) {
+  auto launch = [&](const char *full) {
+    return "STENCILC_LAUNCH(" + s.name + "_kernel<" + full +
+           ">, static_cast<unsigned>(" + blocks +
+           "), kThreads, kSmemBytes, stream, sc_args);";
+  };
+  if (plan.fuse == 1)
+    out.write(launch("true"));
+  else
+    out.write("if (sc_args.nt == kFuse)\n  " + launch("true") + "\nelse\n  " +
+              launch("false"));
 }
 
 void StencilEmitter::emitRun() {
@@ -1601,10 +1708,13 @@ void StencilEmitter::emitRun() {
                "static_cast<int>(kSmemBytes)));",
                s.name, nt);
   } else {
-    out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel, "
-             "cudaFuncAttributeMaxDynamicSharedMemorySize, "
-             "static_cast<int>(kSmemBytes)));",
-             s.name);
+    // One step per pass launches the full kernel only.
+    for (const char *full : {"true", "false"})
+      if (plan.fuse > 1 || full == std::string("true"))
+        out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel<{}>, "
+                 "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+                 "static_cast<int>(kSmemBytes)));",
+                 s.name, full);
   }
   for (int g : updated) {
     out.line("stencilc::rt::ScratchBuffer<Elem> sc_next{}(scratch.{}, "
@@ -1660,14 +1770,10 @@ void StencilEmitter::emitRun() {
                  std::string i = std::to_string(a);
                  return "(sc_args.holeHi" + i + " - sc_args.holeLo" + i + ")";
                }, " * "));
-      out.line("if (sc_blocks > 0)\n  STENCILC_LAUNCH({}_kernel, "
-               "static_cast<unsigned>(sc_blocks), kThreads, kSmemBytes, "
-               "stream, sc_args);",
-               s.name);
+      auto some = out.scope("if (sc_blocks > 0)");
+      emitBoxLaunch("sc_blocks");
     } else {
-      out.line("STENCILC_LAUNCH({}_kernel, static_cast<unsigned>(sc_tiles), "
-               "kThreads, kSmemBytes, stream, sc_args);",
-               s.name);
+      emitBoxLaunch("sc_tiles");
     }
     out.line("STENCILC_TRY(cudaGetLastError());");
     for (int g : updated)

@@ -58,6 +58,10 @@ struct CudaCorePlan {
   int rows = 1; ///< Rows of axis 0 one streaming iteration advances.
   /// Slabs per level's ring: a power of two >= 2 * (rows + radius0).
   int ring = 0;
+  /// Iterations of the streaming loop unrolled into one trip: a turn of
+  /// the rings (ring / rows), which makes the level registers' shifts
+  /// renames, or 1 where the reads of an iteration would spill.
+  int unroll = 1;
 
   /// Halo of a pass along `axis`: fuse * radius.
   int halo(int axis) const { return fuse * radius[axis]; }
