@@ -70,6 +70,30 @@ TEST(CudaCorePlan, ThreeDimensionalStencilsStream) {
   EXPECT_FALSE(deep->stream);
 }
 
+TEST(CudaCorePlan, TheStreamingLoopUnrollsWhereItsReadsFitTheRegisters) {
+  // An iteration of box-3d27p reads (rows + 2) planes of 9 columns: 108
+  // registers in f64 at 4 rows, over the bound of 96; 72 at 2 rows and
+  // 54 in f32 stay under it.
+  auto plan = [](const std::string &type, int fuse) {
+    Compiled c("stencil s { grid u : " + type +
+               "[3]; boundary u : clamp;\nu' = box(u, 1, 0.01); }");
+    EXPECT_TRUE(c.module) << c.diagText;
+    auto p = planCudaCore(c.stencil(), fuse, GpuArch::SM90, c.diags);
+    EXPECT_TRUE(p && p->stream);
+    return *p;
+  };
+  CudaCorePlan f64 = plan("f64", 1);
+  EXPECT_EQ(f64.rows, 4);
+  EXPECT_EQ(f64.unroll, 1);
+  CudaCorePlan f64two = plan("f64", 2);
+  EXPECT_EQ(f64two.rows, 2);
+  EXPECT_EQ(f64two.unroll, f64two.ring / f64two.rows);
+  CudaCorePlan f32 = plan("f32", 1);
+  EXPECT_EQ(f32.rows, 4);
+  EXPECT_EQ(f32.unroll, f32.ring / f32.rows);
+  EXPECT_GT(f32.unroll, 1);
+}
+
 TEST(CudaCorePlan, TheCostModelsDepthIsKept) {
   Compiled c("stencil s { grid u : f32[3]; boundary u : clamp;\n"
              "u' = box(u, 1, 0.01); }");
