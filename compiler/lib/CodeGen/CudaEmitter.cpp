@@ -944,7 +944,8 @@ void StencilEmitter::emitKernel() {
       else
         // The last strip of a column overlaps the one before it instead of
         // running past the region: every strip is full and in bounds, and
-        // the overlapped points get the same value twice.
+        // the overlapped points are written twice (at the domain's edge the
+        // second round's write, after a barrier, is the last).
         out.line("const int l0 = min(lo0 + r{}, lo0 + w0 - kV);", rows);
       out.line("const long long {};", axes([](int a) {
                  std::string i = std::to_string(a);
