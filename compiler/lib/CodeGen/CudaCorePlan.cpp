@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <set>
 #include <utility>
-#include <vector>
 
 using namespace stencilc;
 
@@ -65,12 +64,8 @@ static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
 static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
   constexpr int kUnrollRegisters = 96;
   std::set<std::pair<int, int>> columns;
-  std::vector<bool> live = s.graph.reachable(s.roots());
-  for (size_t i = 0; i < live.size(); ++i) {
-    const Node &n = s.graph[static_cast<int>(i)];
-    if (live[i] && n.op == Op::Read && s.grids[n.index].updated)
-      columns.insert({n.offset[1], n.offset[2]});
-  }
+  for (const Offset &o : s.updatedReads())
+    columns.insert({o[1], o[2]});
   int words = computeType(s.elemType) == ElemType::F64 ? 2 : 1;
   int estimate = (p.rows + 2 * p.radius[0]) *
                  static_cast<int>(columns.size()) * words;

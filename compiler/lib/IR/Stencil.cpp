@@ -184,14 +184,21 @@ std::vector<int> Stencil::roots() const {
   return r;
 }
 
-int Stencil::updatedRadius(int axis) const {
+std::vector<Offset> Stencil::updatedReads() const {
   std::vector<bool> live = graph.reachable(roots());
-  int r = 0;
+  std::vector<Offset> reads;
   for (size_t i = 0; i < graph.size(); ++i) {
     const Node &n = graph[i];
     if (live[i] && n.op == Op::Read && grids[n.index].updated)
-      r = std::max(r, std::abs(n.offset[axis]));
+      reads.push_back(n.offset);
   }
+  return reads;
+}
+
+int Stencil::updatedRadius(int axis) const {
+  int r = 0;
+  for (const Offset &o : updatedReads())
+    r = std::max(r, std::abs(o[axis]));
   return r;
 }
 

@@ -197,6 +197,8 @@ struct Stencil {
   const Update *updateOf(int grid) const;
   /// The root node of every update, in update order.
   std::vector<int> roots() const;
+  /// The offsets of the live reads of updated grids, one per read node.
+  std::vector<Offset> updatedReads() const;
   /// Largest |offset| along `axis` over reads of updated grids: the halo one
   /// time step needs in a tile.
   int updatedRadius(int axis) const;
