@@ -478,8 +478,12 @@ int StencilSema::balancedSum(const std::vector<int> &terms, size_t lo,
   if (hi - lo == 1)
     return terms[lo];
   size_t mid = lo + (hi - lo) / 2;
-  return s.graph.binary(Op::Add, balancedSum(terms, lo, mid, loc),
-                        balancedSum(terms, mid, hi, loc), loc);
+  // The left half first, in its own statement: the order of a call's
+  // arguments is unspecified, and the nodes' order shows in the generated
+  // code (GCC and Clang builds of stencilc wrote different files).
+  int left = balancedSum(terms, lo, mid, loc);
+  int right = balancedSum(terms, mid, hi, loc);
+  return s.graph.binary(Op::Add, left, right, loc);
 }
 
 static void flattenList(const Expr &e, std::vector<const Expr *> &out) {

@@ -13,8 +13,12 @@ static int balancedSum(ExprGraph &g, const std::vector<int> &terms, size_t lo,
   if (hi - lo == 1)
     return terms[lo];
   size_t mid = lo + (hi - lo) / 2;
-  return g.binary(Op::Add, balancedSum(g, terms, lo, mid),
-                  balancedSum(g, terms, mid, hi));
+  // The left half first, in its own statement: the order of a call's
+  // arguments is unspecified, and the nodes' order shows in the generated
+  // code (GCC and Clang builds of stencilc wrote different files).
+  int left = balancedSum(g, terms, lo, mid);
+  int right = balancedSum(g, terms, mid, hi);
+  return g.binary(Op::Add, left, right);
 }
 
 static bool isZero(const ExprGraph &g, int node) {

@@ -79,6 +79,24 @@ TEST(SemaBox, TableIsRowMajorWithTheSlowestAxisFirst) {
   EXPECT_EQ(taps(n.stencil()), taps(f.stencil()));
 }
 
+TEST(SemaBox, SumsAreBuiltLeftHalfFirst) {
+  // The taps' balanced sum creates its left half's nodes before its
+  // right half's, whichever order the C++ compiler evaluates a call's
+  // arguments in: node order shows in the generated code, which must not
+  // depend on the compiler that built stencilc.
+  Compiled c("stencil s { grid u : f32[1]; boundary u : clamp;\n"
+             "u' = box(u, 2, 0.1); }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  const ExprGraph &g = c.stencil().graph;
+  int first = -1;
+  for (size_t i = 0; i < g.size() && first < 0; ++i)
+    if (g[i].op == Op::Add)
+      first = static_cast<int>(i);
+  ASSERT_GE(first, 0);
+  EXPECT_EQ(tree(g, first), "(add (mul 0.100000 g0[-2,0,0]) "
+                            "(mul 0.100000 g0[-1,0,0]))");
+}
+
 TEST(SemaBox, ScalarOrNoWeightAndZeroHoles) {
   Compiled c("stencil s { grid u : f32[2]; boundary u : clamp;\n"
              "u' = box(u, 2, 0.04); }");
