@@ -111,6 +111,20 @@ cl::opt<std::string> targetOpt(
              "dense tensor cores (mma.sync); sptc: sparse tensor cores "
              "(mma.sp). tc and sptc need a linear stencil of one grid"));
 
+cl::opt<std::string> tileOpt(
+    "tile", cl::init(""), cl::value_desc("N|NxN|NxNxN"), cl::cat(codegenCat),
+    cl::desc("The CUDA-core kernel's output tile per thread block, one "
+             "extent per axis, slowest axis first, e.g. 32x128 (default: "
+             "the plan's, which the generated file states). With "
+             "--target=auto the cost model then chooses among CUDA-core "
+             "depths only"));
+
+cl::opt<std::string> threadsOpt(
+    "threads", cl::init(""), cl::value_desc("N"), cl::cat(codegenCat),
+    cl::desc("Threads per block of the CUDA-core box kernel, a multiple of "
+             "32 from 32 to 1024 (default: the plan's; the 3-D streaming "
+             "kernel has one per point of its slab, set by --tile)"));
+
 cl::opt<std::string> layoutOpt(
     "layout", cl::init(""), cl::value_desc("decompose|morph|flatten"),
     cl::cat(codegenCat),
@@ -257,6 +271,23 @@ std::optional<std::pair<int, int>> parseMorph(llvm::StringRef text) {
   return std::make_pair(r1, r2);
 }
 
+/// The extents of --tile: one to three integers from 1 to 65536, joined
+/// by 'x'.
+std::optional<std::vector<int>> parseTile(llvm::StringRef text) {
+  llvm::SmallVector<llvm::StringRef, kMaxDims + 1> parts;
+  text.split(parts, 'x');
+  if (parts.size() > static_cast<size_t>(kMaxDims))
+    return std::nullopt;
+  std::vector<int> tile;
+  for (llvm::StringRef part : parts) {
+    int n = 0;
+    if (part.getAsInteger(10, n) || n < 1 || n > 65536)
+      return std::nullopt;
+    tile.push_back(n);
+  }
+  return tile;
+}
+
 /// The comment lines the generated file carries for a stencil.
 std::vector<std::string> choiceNotes(const Stencil &s, const Strategy &st,
                                      const CostCandidate *chosen,
@@ -292,29 +323,21 @@ struct StrategyRequest {
   std::optional<std::pair<int, int>> morph;
   std::optional<int> fuse; ///< 0: automatic, overriding the source's hint.
   std::optional<Precision> precision;
+  /// --tile's extents and --threads: the CUDA-core kernel's shape.
+  std::optional<std::vector<int>> tile;
+  std::optional<int> threads;
 };
 
-/// Settles the strategy of `s` (asking the cost model for whatever the
-/// request leaves open), builds its MatrixProgram for tensor cores or
-/// fixes its fusion depth for CUDA cores, and returns the comment lines the
-/// generated file carries. With `explain`, prints the candidates there and
-/// adds the roofline SVG to `svgs`.
-/// Runs `candidates` on the GPU (--tune) and returns the index of the
-/// fastest, or nullopt after an error.
-std::optional<size_t> tuneCandidates(const Stencil &s,
-                                     const std::vector<CostCandidate> &cands,
-                                     Precision policy, GpuArch arch,
-                                     DiagnosticEngine &diags) {
-  std::vector<TuneCandidate> tc;
-  std::vector<size_t> index;
-  for (size_t i = 0; i < cands.size(); ++i)
-    if (cands[i].allowed) {
-      tc.push_back({cands[i].strategy.label(), cands[i].strategy.flags()});
-      index.push_back(i);
-    }
+/// Times `candidates` of `s` on the GPU (--tune), with progress on
+/// standard error under `title`.
+std::optional<TuneResult> runTune(const Stencil &s,
+                                  const std::vector<TuneCandidate> &candidates,
+                                  Precision policy, GpuArch arch,
+                                  const llvm::Twine &title,
+                                  DiagnosticEngine &diags) {
   TuneOptions o;
   o.stencilc = llvm::sys::fs::getMainExecutable(
-      "stencilc", reinterpret_cast<void *>(&tuneCandidates));
+      "stencilc", reinterpret_cast<void *>(&runTune));
   o.input = inputFile;
   o.commonFlags = {"--type=" + elemTypeName(s.elemType).str(),
                    "--arch=" + archName(arch).str(),
@@ -326,14 +349,72 @@ std::optional<size_t> tuneCandidates(const Stencil &s,
   o.size = tuneSizeOpt.empty() ? std::string(sizes[s.dims - 1])
                               : std::string(tuneSizeOpt);
   o.progress = &llvm::errs();
-  llvm::errs() << "tuning stencil '" << s.name << "': " << tc.size()
-               << " candidates\n";
-  std::optional<TuneResult> r = tune(tc, o, diags);
-  if (!r)
-    return std::nullopt;
-  return index[r->best];
+  llvm::errs() << "tuning stencil '" << s.name << "': " << title << "\n";
+  return tune(candidates, o, diags);
 }
 
+/// Runs `candidates` on the GPU (--tune) and returns the index of the
+/// fastest with its rate, or nullopt after an error.
+std::optional<std::pair<size_t, double>>
+tuneCandidates(const Stencil &s, const std::vector<CostCandidate> &cands,
+               Precision policy, GpuArch arch, DiagnosticEngine &diags) {
+  std::vector<TuneCandidate> tc;
+  std::vector<size_t> index;
+  for (size_t i = 0; i < cands.size(); ++i)
+    if (cands[i].allowed) {
+      tc.push_back({cands[i].strategy.label(), cands[i].strategy.flags()});
+      index.push_back(i);
+    }
+  std::optional<TuneResult> r =
+      runTune(s, tc, policy, arch,
+              llvm::Twine(tc.size()) + " candidates", diags);
+  if (!r)
+    return std::nullopt;
+  return std::make_pair(index[r->best], r->measured[r->best].gstencils);
+}
+
+/// The second round of --tune where CUDA cores won the first: the plan's
+/// neighbouring tile shapes (tuneShapes) at the winning depth, against
+/// `planRate`, the plan's own shape's rate in the first round. Returns the
+/// faster shape, nullopt where the plan's own stays, or an error.
+std::optional<std::optional<CudaCoreShape>>
+tuneTileShapes(const Stencil &s, const Strategy &st, double planRate,
+               Precision policy, GpuArch arch, DiagnosticEngine &diags) {
+  std::vector<CudaCoreShape> shapes = tuneShapes(s, st.steps, arch, diags);
+  if (shapes.empty())
+    return std::optional<CudaCoreShape>();
+  std::vector<TuneCandidate> tc;
+  for (const CudaCoreShape &shape : shapes) {
+    std::string tile = tileName(shape.tile, s.dims);
+    TuneCandidate c{st.label() + " tile " + tile, st.flags()};
+    c.flags.push_back("--tile=" + tile);
+    if (shape.threads) {
+      c.label += ", " + std::to_string(shape.threads) + " threads";
+      c.flags.push_back("--threads=" + std::to_string(shape.threads));
+    }
+    tc.push_back(std::move(c));
+  }
+  std::optional<TuneResult> r = runTune(
+      s, tc, policy, arch,
+      llvm::Twine(tc.size()) + " tile shapes of " + st.label() +
+          " beside the plan's (" + fmt::format("{:.1f}", planRate) +
+          " GStencils/s)",
+      diags);
+  if (!r)
+    return std::nullopt;
+  if (r->measured[r->best].gstencils <= planRate) {
+    llvm::errs() << "tuning: the plan's tile stays (" << st.label() << ", "
+                 << fmt::format("{:.1f}", planRate) << " GStencils/s)\n";
+    return std::optional<CudaCoreShape>();
+  }
+  return std::optional<CudaCoreShape>(shapes[r->best]);
+}
+
+/// Settles the strategy of `s` (asking the cost model for whatever the
+/// request leaves open), builds its MatrixProgram for tensor cores or
+/// fixes its fusion depth for CUDA cores, and returns the comment lines the
+/// generated file carries. With `explain`, prints the candidates there and
+/// adds the roofline SVG to `svgs`.
 std::optional<std::vector<std::string>>
 chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
                GpuArch arch, llvm::raw_ostream *explain,
@@ -353,6 +434,25 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   mo.layout = req.layout;
   if (tensor && !mo.layout)
     mo.layout = MatrixLayout::Decompose;
+  if (req.tile || req.threads) {
+    if (req.tile && req.tile->size() != static_cast<size_t>(s.dims)) {
+      diags.error(s.loc, "--tile=" + tileOpt + " gives " +
+                             llvm::Twine(req.tile->size()) +
+                             (req.tile->size() == 1 ? " extent" : " extents") +
+                             ", but stencil '" + s.name + "' is " +
+                             llvm::Twine(s.dims) +
+                             "-D; give one per axis, slowest first");
+      return std::nullopt;
+    }
+    if (req.tile) {
+      std::array<int, kMaxDims> tile{1, 1, 1};
+      llvm::copy(*req.tile, tile.begin());
+      s.hints.tile = tile;
+    }
+    s.hints.threads = req.threads;
+    // The shape is the CUDA-core kernel's; the model only picks its depth.
+    mo.target = Target::CudaCore;
+  }
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
@@ -371,6 +471,7 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
                 req.morph);
   std::vector<CostCandidate> candidates;
   const CostCandidate *chosen = nullptr;
+  std::optional<CudaCoreShape> tunedShape;
   bool patchRequested = false;
   Strategy st;
   if (!fixed || explain || tuneOpt) {
@@ -381,14 +482,22 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
       if (c.chosen)
         chosen = &c;
     if (tuneOpt) {
-      std::optional<size_t> best =
+      std::optional<std::pair<size_t, double>> best =
           tuneCandidates(s, candidates, mo.precision, arch, diags);
       if (!best)
         return std::nullopt;
       for (CostCandidate &c : candidates)
         c.chosen = false;
-      candidates[*best].chosen = true;
-      chosen = &candidates[*best];
+      candidates[best->first].chosen = true;
+      chosen = &candidates[best->first];
+      if (chosen->strategy.target == Target::CudaCore) {
+        std::optional<std::optional<CudaCoreShape>> shape =
+            tuneTileShapes(s, chosen->strategy, best->second, mo.precision,
+                           arch, diags);
+        if (!shape)
+          return std::nullopt;
+        tunedShape = *shape;
+      }
     }
     st = chosen->strategy;
     if (explain)
@@ -428,11 +537,24 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     s.matrix.reset();
     s.hints.fuse = st.steps;
     s.hints.fuseByModel = chosen != nullptr && !mo.steps;
+    if (tunedShape) {
+      s.hints.tile = tunedShape->tile;
+      if (tunedShape->threads)
+        s.hints.threads = tunedShape->threads;
+    }
   }
   std::vector<std::string> notes =
       choiceNotes(s, st, tuneOpt ? nullptr : chosen, mo.precision, hw);
   if (tuneOpt)
     notes.back() = "Strategy: " + st.label() +
+                   (tunedShape ? " tile " + tileName(tunedShape->tile, s.dims) +
+                                     (tunedShape->threads
+                                          ? ", " +
+                                                std::to_string(
+                                                    tunedShape->threads) +
+                                                " threads"
+                                          : std::string())
+                               : std::string()) +
                    ", the fastest measured by stencilc --tune.";
   else if (patchRequested)
     notes.back() = "Strategy: " + st.label() +
@@ -556,6 +678,43 @@ int compile(DiagnosticEngine &diags) {
       return 1;
     hw = *parsed;
   }
+  std::optional<std::vector<int>> tile;
+  if (tileOpt.getNumOccurrences()) {
+    tile = parseTile(tileOpt);
+    if (!tile) {
+      diags.error("--tile takes one extent per axis, slowest first, each "
+                  "from 1 to 65536 and joined by 'x' (64x64), not '" +
+                  tileOpt + "'");
+      return 1;
+    }
+  }
+  std::optional<int> threads;
+  if (threadsOpt.getNumOccurrences()) {
+    int n = 0;
+    if (llvm::StringRef(threadsOpt).getAsInteger(10, n) || n < 32 ||
+        n > kMaxThreads || n % 32 != 0) {
+      diags.error("--threads takes a multiple of 32 from 32 to 1024, not '" +
+                  threadsOpt + "'");
+      return 1;
+    }
+    threads = n;
+  }
+  if ((tile || threads) && target && *target != Target::CudaCore) {
+    diags.error(std::string(tile ? "--tile" : "--threads") +
+                " shapes the CUDA-core kernel; it does not apply to "
+                "--target=" + targetOpt);
+    return 1;
+  }
+  if ((tile || threads) && tuneOpt) {
+    diags.error(std::string(tile ? "--tile" : "--threads") +
+                " fixes what --tune measures; give one or the other");
+    return 1;
+  }
+  if ((tile || threads) && emitKind != EmitKind::Cuda) {
+    diags.error(std::string(tile ? "--tile" : "--threads") +
+                " shapes the generated CUDA kernel; use it without --emit");
+    return 1;
+  }
   if (tuneOpt && emitKind != EmitKind::Cuda) {
     diags.error("--tune chooses how CUDA is generated; use it without "
                 "--emit");
@@ -610,7 +769,8 @@ int compile(DiagnosticEngine &diags) {
                  pipeline;
   }
 
-  StrategyRequest request{target, layout, morph, fuse, precision};
+  StrategyRequest request{target, layout, morph, fuse, precision, tile,
+                          threads};
 
   unsigned buffer = loadSourceFile(inputFile, diags);
   if (!buffer)

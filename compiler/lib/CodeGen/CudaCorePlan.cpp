@@ -2,7 +2,11 @@
 
 #include "stencilc/CodeGen/CudaCorePlan.h"
 
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <algorithm>
+#include <cassert>
 #include <set>
 #include <utility>
 
@@ -36,6 +40,14 @@ static int autoFuse(const Stencil &s) {
   if (r == 0)
     return 1;
   return std::max(1, (s.dims == 3 ? 2 : 8) / r);
+}
+
+std::string stencilc::tileName(const std::array<int, kMaxDims> &tile,
+                               int dims) {
+  std::string name;
+  for (int a = 0; a < dims; ++a)
+    name += (a ? "x" : "") + std::to_string(tile[a]);
+  return name;
 }
 
 static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
@@ -72,13 +84,37 @@ static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
   return estimate <= kUnrollRegisters ? p.ring / p.rows : 1;
 }
 
+/// Sets the rows of one streaming iteration and the rings: 4 planes
+/// between barriers where the rings fit in shared memory (the sweep's
+/// best), else 2, else 1. False where not even 1 fits.
+static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
+  for (int rows : {4, 2, 1}) {
+    p.rows = rows;
+    p.ring = 1;
+    while (p.ring < 2 * (p.rows + p.radius[0]))
+      p.ring *= 2;
+    p.sharedBytes = static_cast<int64_t>(p.fuse) * p.ring * p.slab() *
+                    elemTypeBytes(s.elemType);
+    if (p.sharedBytes <= maxSharedBytesPerBlock(arch))
+      return true;
+  }
+  return false;
+}
+
 /// The streaming plan, where it applies: one grid in 3-D, and a slab whose
 /// halo leaves most threads computing outputs. In 2-D the box kernel's
 /// strips were faster on every benchmark shape (docs/benchmarks.md, the
 /// streaming kernel's sweep), so 2-D keeps it; the kernel itself is written
 /// for 2-D and 3-D alike.
+///
+/// A tile the user gave (--tile) changes the slab, not the choice of
+/// kernel, which the rules make with their own slab. Its slab may not
+/// exceed a block's 1024 threads (an error, and `failed` set); with no
+/// more points than the rules' slab, its rings fit where theirs do.
 static std::optional<CudaCorePlan> planStream(const Stencil &s,
-                                              CudaCorePlan p, GpuArch arch) {
+                                              CudaCorePlan p, GpuArch arch,
+                                              DiagnosticEngine &diags,
+                                              bool &failed) {
   if (s.grids.size() != 1 || s.dims != 3)
     return std::nullopt;
   p.stream = true;
@@ -89,22 +125,39 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   for (int a = 1; a < s.dims; ++a)
     if (p.tile[a] < 8)
       return std::nullopt;
-  p.threads = p.slab();
-  // 4 planes between barriers where the rings fit (the sweep's best), else
-  // 2, else 1.
-  for (int rows : {4, 2, 1}) {
-    p.rows = rows;
-    p.ring = 1;
-    while (p.ring < 2 * (p.rows + p.radius[0]))
-      p.ring *= 2;
-    p.sharedBytes = static_cast<int64_t>(p.fuse) * p.ring * p.slab() *
-                    elemTypeBytes(s.elemType);
-    if (p.sharedBytes <= maxSharedBytesPerBlock(arch)) {
-      p.unroll = streamUnroll(s, p);
-      return p;
-    }
+  if (!fitRings(p, s, arch))
+    return std::nullopt;
+  if (s.hints.threads) {
+    diags.error(s.loc, "--threads sets the box kernel's block, but stencil '" +
+                           s.name + "' streams along axis 0 with one thread "
+                           "per point of its slab; size the slab with "
+                           "--tile instead");
+    failed = true;
+    return std::nullopt;
   }
-  return std::nullopt;
+  if (s.hints.tile) {
+    p.tile = *s.hints.tile;
+    if (p.slab() > kMaxThreads) {
+      diags.error(s.loc, "the tile " + tileName(p.tile, s.dims) +
+                             " of stencil '" + s.name + "' at t=" +
+                             llvm::Twine(p.fuse) + " needs a slab of " +
+                             llvm::Twine(p.box(1)) + "x" +
+                             llvm::Twine(p.box(2)) + " = " +
+                             llvm::Twine(p.slab()) +
+                             " threads (one per point of the tile and its "
+                             "halo along axes 1 and 2), more than the " +
+                             llvm::Twine(kMaxThreads) +
+                             " a block may have; choose a smaller --tile or "
+                             "a lower --fuse");
+      failed = true;
+      return std::nullopt;
+    }
+    [[maybe_unused]] bool fits = fitRings(p, s, arch);
+    assert(fits && "a slab of at most 1024 points fits where 32x32 does");
+  }
+  p.threads = p.slab();
+  p.unroll = streamUnroll(s, p);
+  return p;
 }
 
 std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
@@ -150,9 +203,13 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     p.numUpdated += g.updated;
   for (int a = 0; a < s.dims; ++a)
     p.radius[a] = s.updatedRadius(a);
-  if (!frame)
-    if (std::optional<CudaCorePlan> sp = planStream(s, p, arch))
+  if (!frame) {
+    bool failed = false;
+    if (std::optional<CudaCorePlan> sp = planStream(s, p, arch, diags, failed))
       return sp;
+    if (failed)
+      return std::nullopt;
+  }
   // Default tiles. In 2-D, 64x64 beat 32x128, 64x128, 32x256, 16x256,
   // 64x32, 96x64, 128x64 and 128x32 (256 or 512 threads) on all four 2-D
   // benchmark shapes (H200, docs/benchmarks.md): less halo per output than
@@ -195,6 +252,28 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     p.threads = 128;
   }
   int64_t limit = maxSharedBytesPerBlock(arch);
+  // A tile and block the user gave replace the rules' (not in a frame,
+  // whose tiles the tensor-core kernel's region sets). Strips shorten to
+  // the tile, and nothing shrinks: a tile that does not fit is an error.
+  const bool given = !frame && s.hints.tile;
+  if (given) {
+    p.tile = *s.hints.tile;
+    p.strip = std::min(p.strip, p.tile[0]);
+  }
+  if (!frame && s.hints.threads)
+    p.threads = *s.hints.threads;
+  if (given && sharedBytes(p, s) > limit) {
+    diags.error(s.loc, "the tile " + tileName(p.tile, s.dims) +
+                           " of stencil '" + s.name + "' at t=" +
+                           llvm::Twine(p.fuse) + " needs " +
+                           llvm::Twine(sharedBytes(p, s)) +
+                           " bytes of shared memory per block, more than "
+                           "the " +
+                           llvm::Twine(limit) + " available on " +
+                           archName(arch) +
+                           "; choose a smaller --tile or a lower --fuse");
+    return std::nullopt;
+  }
   // Halve the largest tile extent that may still shrink until the buffers
   // fit. Axis 0 keeps room for one strip.
   auto floor = [&](int a) { return a == 0 ? std::max(4, p.strip) : 4; };
@@ -226,4 +305,73 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     p.vec = vec;
   p.sharedBytes = sharedBytes(p, s);
   return p;
+}
+
+std::vector<CudaCoreShape> stencilc::tuneShapes(const Stencil &stencil,
+                                               int fuse, GpuArch arch,
+                                               DiagnosticEngine &diags) {
+  std::string ignored;
+  llvm::raw_string_ostream sink(ignored);
+  DiagnosticEngine quiet(diags.getSourceMgr(), sink);
+  Stencil s = stencil;
+  s.hints.tile.reset();
+  s.hints.threads.reset();
+  std::optional<CudaCorePlan> base = planCudaCore(s, fuse, arch, quiet);
+  if (!base)
+    return {};
+  const int D = s.dims;
+  std::vector<CudaCoreShape> shapes;
+  auto same = [&](const CudaCoreShape &a, const CudaCoreShape &b) {
+    return a.threads == b.threads &&
+           std::equal(a.tile.begin(), a.tile.begin() + D, b.tile.begin());
+  };
+  const CudaCoreShape own{base->tile, 0};
+  auto add = [&](CudaCoreShape c) {
+    for (int a = 0; a < D; ++a)
+      if (c.tile[a] < 1)
+        return;
+    if (same(c, own) || llvm::any_of(shapes, [&](const CudaCoreShape &o) {
+          return same(c, o);
+        }))
+      return;
+    s.hints.tile = c.tile;
+    s.hints.threads.reset();
+    if (c.threads)
+      s.hints.threads = c.threads;
+    if (planCudaCore(s, fuse, arch, quiet))
+      shapes.push_back(c);
+  };
+  if (base->stream) {
+    // Segment lengths and slabs are the streaming sweep's axes
+    // (docs/benchmarks.md): 512-thread slabs ran heat-3d f32 t = 2 at 504
+    // GStencils/s against 487 with the plan's 1024 (session 9).
+    for (int segment : {base->tile[0] / 2, base->tile[0] * 2}) {
+      CudaCoreShape c = own;
+      c.tile[0] = segment;
+      add(c);
+    }
+    const int b1 = base->box(1), b2 = base->box(2);
+    for (auto [s1, s2] : {std::pair{b1 / 2, b2}, std::pair{b1, b2 / 2},
+                          std::pair{b1 / 2, b2 * 2}}) {
+      CudaCoreShape c = own;
+      c.tile[1] = s1 - 2 * base->halo(1);
+      c.tile[2] = s2 - 2 * base->halo(2);
+      add(c);
+    }
+    return shapes;
+  }
+  for (int a = 0; a < D; ++a) {
+    if (own.tile[a] >= 8) {
+      CudaCoreShape c = own;
+      c.tile[a] /= 2;
+      add(c);
+    }
+    CudaCoreShape c = own;
+    c.tile[a] *= 2;
+    add(c);
+  }
+  CudaCoreShape c = own;
+  c.threads = base->threads == 256 ? (D == 2 ? 384 : 512) : 256;
+  add(c);
+  return shapes;
 }

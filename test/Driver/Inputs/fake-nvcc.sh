@@ -1,7 +1,10 @@
 #!/bin/sh
 # A stand-in for nvcc in --tune tests: the "binary" it builds prints the
 # RESULT line of a generated main, at 100 GStencils/s per fused step of the
-# CUDA-core kernel, so the deepest fusion is the fastest.
+# CUDA-core kernel, so the deepest fusion is the fastest, plus an eighth of
+# the tile's last extent, so that of the tile shapes --tune tries next the
+# one twice as wide wins. FAKE_FLAT_TILES=1 leaves the tile out: the
+# plan's own shape then stays.
 while [ $# -gt 0 ]; do
   case $1 in
     -o) out=$2; shift ;;
@@ -10,5 +13,7 @@ while [ $# -gt 0 ]; do
   shift
 done
 t=$(grep -o 'constexpr int kFuse = [0-9]*' "$in" | head -n 1 | grep -o '[0-9]*$')
-printf '#!/bin/sh\necho "RESULT stencil=fake gstencils=%s"\n' "$((t * 100))" > "$out"
+w=$(grep -o 'constexpr int kT0 = [0-9, kT=]*;' "$in" | head -n 1 | grep -o '[0-9]*;$' | tr -d ';')
+[ "${FAKE_FLAT_TILES:-0}" = 1 ] && w=0
+printf '#!/bin/sh\necho "RESULT stencil=fake gstencils=%s"\n' "$((t * 100 + w / 8))" > "$out"
 chmod +x "$out"

@@ -3,9 +3,13 @@
 #include "../Frontend/TestUtil.h"
 #include "stencilc/CodeGen/CudaCorePlan.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include "gtest/gtest.h"
 
+#include <array>
 #include <string>
+#include <vector>
 
 using namespace stencilc;
 using stencilc::test::Compiled;
@@ -222,6 +226,109 @@ TEST(CudaCorePlan, WideTwoDimensionalStencilsTakeMoreThreads) {
     ASSERT_TRUE(p) << r;
     EXPECT_EQ(p->threads, 128) << r;
   }
+}
+
+TEST(CudaCorePlan, AGivenTileAndBlockAreKept) {
+  Compiled c("stencil s { grid u : f32[2]; boundary u : clamp;\n"
+             "u' = box(u, 1, 0.1); }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  Stencil s = c.stencil();
+  // An odd tile: strips shorten to its 5 rows, pairs of columns and
+  // 16-byte chunks do not divide its 13 columns.
+  s.hints.tile = {5, 13, 1};
+  s.hints.threads = 96;
+  auto p = planCudaCore(s, 3, GpuArch::SM90, c.diags);
+  ASSERT_TRUE(p) << c.diagText;
+  EXPECT_EQ(p->tile[0], 5);
+  EXPECT_EQ(p->tile[1], 13);
+  EXPECT_EQ(p->threads, 96);
+  EXPECT_EQ(p->strip, 5);
+  EXPECT_EQ(p->stripCols, 1);
+  EXPECT_EQ(p->vec, 1);
+  // A tensor-core program's frame keeps its own tiles.
+  auto frame = planCudaCore(s, 3, GpuArch::SM90, c.diags, /*frame=*/true);
+  ASSERT_TRUE(frame);
+  EXPECT_EQ(frame->tile[0], 32);
+  EXPECT_EQ(frame->threads, 128);
+  // A tile too large for shared memory is an error, not shrunk.
+  s.hints.tile = {512, 512, 1};
+  EXPECT_FALSE(planCudaCore(s, 1, GpuArch::SM90, c.diags));
+  EXPECT_NE(c.diagText.find("the tile 512x512 of stencil 's' at t=1 needs"),
+            std::string::npos)
+      << c.diagText;
+}
+
+TEST(CudaCorePlan, AGivenTileSetsTheStreamingSlab) {
+  Compiled c("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+             "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  Stencil s = c.stencil();
+  s.hints.tile = {64, 14, 30};
+  auto p = planCudaCore(s, 1, GpuArch::SM90, c.diags);
+  ASSERT_TRUE(p && p->stream) << c.diagText;
+  EXPECT_EQ(p->tile[0], 64);
+  EXPECT_EQ(p->threads, 16 * 32);
+  // The slab of a deeper pass outgrows a block.
+  EXPECT_FALSE(planCudaCore(s, 10, GpuArch::SM90, c.diags));
+  EXPECT_NE(c.diagText.find("34x50 = 1700 threads"), std::string::npos)
+      << c.diagText;
+  // The streaming kernel's block is its slab: --threads does not apply.
+  s.hints.threads = 512;
+  EXPECT_FALSE(planCudaCore(s, 1, GpuArch::SM90, c.diags));
+}
+
+TEST(CudaCorePlan, TuneShapesAreThePlansNeighboursThatPlan) {
+  Compiled flat("stencil s { grid u : f32[2]; boundary u : clamp;\n"
+                "u' = box(u, 1, 0.1); }");
+  ASSERT_TRUE(flat.module) << flat.diagText;
+  Stencil s = flat.stencil();
+  auto own = planCudaCore(s, 2, GpuArch::SM90, flat.diags);
+  ASSERT_TRUE(own);
+  std::vector<CudaCoreShape> shapes = tuneShapes(s, 2, GpuArch::SM90, flat.diags);
+  // 64x64 at 256 threads: each extent halved and doubled, then 384 threads.
+  ASSERT_EQ(shapes.size(), 5u);
+  auto has = [&](std::array<int, 3> tile, int threads) {
+    return llvm::any_of(shapes, [&](const CudaCoreShape &c) {
+      return c.tile[0] == tile[0] && c.tile[1] == tile[1] &&
+             c.threads == threads;
+    });
+  };
+  EXPECT_TRUE(has({32, 64, 1}, 0));
+  EXPECT_TRUE(has({128, 64, 1}, 0));
+  EXPECT_TRUE(has({64, 32, 1}, 0));
+  EXPECT_TRUE(has({64, 128, 1}, 0));
+  EXPECT_TRUE(has({64, 64, 1}, 384));
+  EXPECT_FALSE(has({own->tile[0], own->tile[1], 1}, 0));
+  EXPECT_EQ(own->threads, 256);
+  // Every shape plans as given; 0 threads: the plan's.
+  for (const CudaCoreShape &c : shapes) {
+    s.hints.tile = c.tile;
+    s.hints.threads.reset();
+    if (c.threads)
+      s.hints.threads = c.threads;
+    auto p = planCudaCore(s, 2, GpuArch::SM90, flat.diags);
+    ASSERT_TRUE(p);
+    EXPECT_EQ(p->tile, c.tile);
+    EXPECT_EQ(p->threads, c.threads ? c.threads : own->threads);
+  }
+
+  // The streaming kernel: segments of 64 and 256, slabs of 16x32, 32x16
+  // and 16x64 points; at t = 3 a slab of 16 leaves a tile of 10.
+  Compiled deep("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+                "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(deep.module) << deep.diagText;
+  std::vector<CudaCoreShape> slabs = tuneShapes(deep.stencil(), 3,
+                                                GpuArch::SM90, deep.diags);
+  ASSERT_EQ(slabs.size(), 5u);
+  for (const CudaCoreShape &c : slabs)
+    EXPECT_EQ(c.threads, 0);
+  EXPECT_EQ(slabs[0].tile, (std::array<int, 3>{64, 26, 26}));
+  EXPECT_EQ(slabs[1].tile, (std::array<int, 3>{256, 26, 26}));
+  EXPECT_EQ(slabs[2].tile, (std::array<int, 3>{128, 10, 26}));
+  EXPECT_EQ(slabs[3].tile, (std::array<int, 3>{128, 26, 10}));
+  EXPECT_EQ(slabs[4].tile, (std::array<int, 3>{128, 10, 58}));
+  // Nothing to try where the stencil does not plan.
+  EXPECT_TRUE(tuneShapes(deep.stencil(), 40, GpuArch::SM90, deep.diags).empty());
 }
 
 } // namespace

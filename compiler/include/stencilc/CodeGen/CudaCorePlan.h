@@ -15,6 +15,7 @@
 #include <array>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace stencilc {
 
@@ -24,6 +25,11 @@ llvm::StringRef archName(GpuArch arch);
 std::optional<GpuArch> parseArch(llvm::StringRef name);
 /// Largest dynamic shared memory one block may opt in to.
 int64_t maxSharedBytesPerBlock(GpuArch arch);
+/// The most threads a block may have, on every architecture stencilc
+/// targets.
+constexpr int kMaxThreads = 1024;
+/// A tile's extents as --tile writes them: "64x64", "128x26x26".
+std::string tileName(const std::array<int, kMaxDims> &tile, int dims);
 
 struct CudaCorePlan {
   int fuse = 1;               ///< Time steps per pass.
@@ -76,6 +82,28 @@ struct CudaCorePlan {
   }
 
 };
+
+/// A tile and a block of the CUDA-core kernel, as --tile and --threads
+/// give them.
+struct CudaCoreShape {
+  std::array<int, kMaxDims> tile{1, 1, 1};
+  /// Threads per block; 0: the plan's (in the streaming kernel, one per
+  /// point of the slab).
+  int threads = 0;
+};
+
+/// The shapes stencilc --tune times at depth `fuse` after the plan's own:
+/// its neighbours, one change each. In the box kernel each tile extent is
+/// halved and doubled in turn, and the block takes the other thread count
+/// (256 and 384 in 2-D, 256 and 512 elsewhere); in the streaming kernel
+/// the segment along axis 0 is halved and doubled, and the slab halved
+/// along either axis or reshaped from 32x32 to 16x64 points. Only shapes
+/// that plan (shared memory, 1024 threads) are kept, without the plan's
+/// own and without repeats. Empty when the stencil does not plan at
+/// `fuse`. The shapes that do not plan report nothing; `diags` only lends
+/// its source manager.
+std::vector<CudaCoreShape> tuneShapes(const Stencil &stencil, int fuse,
+                                      GpuArch arch, DiagnosticEngine &diags);
 
 /// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
 /// automatic even where the source hints a depth. `frame` plans the

@@ -173,6 +173,11 @@ struct Hints {
   std::optional<bool> tf32;
   /// Set by the driver when the cost model chose `fuse`.
   bool fuseByModel = false;
+  /// The CUDA-core kernel's output tile, one extent per axis, and its
+  /// threads per block, from --tile and --threads (or stencilc --tune).
+  /// Unset: the plan's rules (CodeGen/CudaCorePlan).
+  std::optional<std::array<int, kMaxDims>> tile;
+  std::optional<int> threads;
 };
 
 struct Stencil {
