@@ -68,10 +68,12 @@ WIDTH = {"f16": "half", "bf16": "half", "f32": "f32", "f64": "f64"}
 
 
 def group(ex, ty, label, row):
-    """The CostWeights kind of a candidate: unit.kernel.width, and the
-    dimension for CUDA cores (which the hold-out check favoured)."""
+    """The CostWeights kind of a candidate: unit.kernel.width.dimension.
+    The dimension, first for CUDA cores only, was added for the tensor
+    cores in session 10, when the hold-out check favoured it there too
+    (docs/cost-model.md)."""
     kind = "%s.%s.%s" % (label.split()[0], row["kernel"], WIDTH[ty])
-    return kind + (".%dd" % DIMS[ex] if kind.startswith("cuda-core") else "")
+    return kind + ".%dd" % DIMS[ex]
 
 
 def features(r):

@@ -13,7 +13,10 @@
 # tensor-core candidates are measured too; the report applies each policy.
 # run writes DIR/results.txt (RESULT lines, as test/gpu/check.sh) and
 # DIR/probe.hw; RESULTS and PROBE may point elsewhere (under $OUT), and
-# PART=k/n runs every n-th variant from the k-th.
+# PART=k/n runs every n-th variant from the k-th. UNITS="cuda-core" (default
+# "cuda-core tc sptc") generates only those units' candidates: a refit of
+# their weights after a change to their kernels, the other units' results
+# kept (docs/cost-model.md, "Calibration").
 set -uo pipefail
 mode=${1:-}
 dir=${2:-.calibrate}
@@ -47,7 +50,7 @@ generate() {
         --explain > "$dir/$ex.$ty.explain" || { echo "EXPLAIN FAIL $ex.$ty"; continue; }
       local n=0
       # Candidate rows start with a target name.
-      grep -E '^  (cuda-core|tc|sptc) ' "$dir/$ex.$ty.explain" |
+      grep -E "^  ($(tr ' ' '|' <<< "${UNITS:-cuda-core tc sptc}")) " "$dir/$ex.$ty.explain" |
         sed -E 's/^  ((cuda-core|tc|sptc)( [a-z]+(\([0-9]+,[0-9]+\))?)? t=[0-9]+).*/\1/' |
         while read -r label; do
           n=$((n + 1))
