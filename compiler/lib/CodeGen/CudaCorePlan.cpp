@@ -343,8 +343,8 @@ std::vector<CudaCoreShape> stencilc::tuneShapes(const Stencil &stencil,
   };
   if (base->stream) {
     // Segment lengths and slabs are the streaming sweep's axes
-    // (docs/benchmarks.md): 512-thread slabs ran heat-3d f32 t = 2 at 504
-    // GStencils/s against 487 with the plan's 1024 (session 9).
+    // (docs/benchmarks.md). None of these beat the plan's shape on heat-3d
+    // f32 in session 10; the 16x64 slab gained 0.8% on box-3d27p f32.
     for (int segment : {base->tile[0] / 2, base->tile[0] * 2}) {
       CudaCoreShape c = own;
       c.tile[0] = segment;
