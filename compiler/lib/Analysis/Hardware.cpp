@@ -353,15 +353,19 @@ std::array<double, 3> CostWeights::lookup(llvm::StringRef unit,
     it = byKind.find(exact);
   if (it != byKind.end())
     return it->second;
-  // The mean over kinds sharing a prefix: unit and width, then unit.
-  std::string width = exact.substr(exact.rfind('.'));
-  for (int pass = 0; pass < 2; ++pass) {
+  // The mean over the kinds that share, whatever their dimension: the
+  // unit, kernel and width; then the unit and width; then the unit.
+  llvm::StringRef widthName = llvm::StringRef(exact).rsplit('.').second;
+  for (int pass = 0; pass < 3; ++pass) {
     std::array<double, 3> sum{0, 0, 0};
     int n = 0;
     for (const auto &[k, w] : byKind) {
-      llvm::StringRef name(k);
-      if (!name.startswith((unit + ".").str()) ||
-          (pass == 0 && !name.endswith(width)))
+      // unit.kernel.width[.Nd]
+      llvm::SmallVector<llvm::StringRef, 4> parts;
+      llvm::StringRef(k).split(parts, '.');
+      if (parts.size() < 3 || parts[0] != unit ||
+          (pass == 0 && parts[1] != kernel) ||
+          (pass <= 1 && parts[2] != widthName))
         continue;
       for (int r = 0; r < 3; ++r)
         sum[r] += w[r];

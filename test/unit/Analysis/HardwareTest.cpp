@@ -42,10 +42,10 @@ TEST(Hardware, PrintParseRoundTrip) {
   EXPECT_DOUBLE_EQ(back->tensorCore[2], hw.tensorCore[2]);
   EXPECT_DOUBLE_EQ(back->sharedBandwidth, hw.sharedBandwidth);
   EXPECT_EQ(back->weights.byKind, hw.weights.byKind);
-  // Kinds the calibration never saw: the mean of the unit and width (its
-  // dimension-specific weights aside), then of the unit, then ones.
+  // Kinds the calibration never saw: the mean of the unit and width, in
+  // every dimension, then of the unit, then ones.
   EXPECT_EQ(back->weights.lookup("tc", "uniform", ElemType::BF16, 2),
-            (std::array<double, 3>{0.5, 2, 0}));
+            (std::array<double, 3>{3.75, 4.5, 3.5}));
   // A kind's weights for one dimension take precedence.
   EXPECT_EQ(back->weights.lookup("tc", "table", ElemType::F16, 3),
             (std::array<double, 3>{7, 7, 7}));
@@ -54,6 +54,27 @@ TEST(Hardware, PrintParseRoundTrip) {
   EXPECT_EQ(back->weights.lookup("sptc", "table", ElemType::F64, 2),
             (std::array<double, 3>{1, 0, 3}));
   EXPECT_EQ(back->weights.lookup("cuda-core", "cuda-core", ElemType::F32, 1),
+            (std::array<double, 3>{1, 1, 1}));
+}
+
+TEST(Hardware, UnseenDimensionsTakeTheSameKindsOtherDimensions) {
+  // Weights fitted per dimension, as the calibration writes them: a kind
+  // in a dimension it was not fitted in takes the mean of its other
+  // dimensions before that of its unit and width.
+  CostWeights w;
+  w.byKind = {{"sptc.uniform.half.1d", {2, 2, 2}},
+              {"sptc.uniform.half.2d", {4, 4, 4}},
+              {"sptc.table.half.2d", {9, 0, 0}},
+              {"sptc.table.f32.2d", {0, 9, 0}}};
+  EXPECT_EQ(w.lookup("sptc", "uniform", ElemType::F16, 2),
+            (std::array<double, 3>{4, 4, 4}));
+  EXPECT_EQ(w.lookup("sptc", "uniform", ElemType::BF16, 3),
+            (std::array<double, 3>{3, 3, 3}));
+  EXPECT_EQ(w.lookup("sptc", "rolling", ElemType::F16, 2),
+            (std::array<double, 3>{5, 2, 2}));
+  EXPECT_EQ(w.lookup("sptc", "rolling", ElemType::F64, 2),
+            (std::array<double, 3>{3.75, 3.75, 1.5}));
+  EXPECT_EQ(w.lookup("tc", "rolling", ElemType::F16, 2),
             (std::array<double, 3>{1, 1, 1}));
 }
 

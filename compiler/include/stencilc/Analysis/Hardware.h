@@ -39,8 +39,9 @@ namespace stencilc {
 /// kernels are latency bound and overlap little. The weights depend on the
 /// unit (cuda-core, tc, sptc), the kernel kind the emitter prints
 /// (cuda-core; for tensor cores rolling, uniform or table), the element
-/// width (half: f16 and bf16; f32; f64) and, where the calibration found
-/// it matters (the CUDA-core kernels), the dimension. They were fitted on
+/// width (half: f16 and bf16; f32; f64) and the dimension (which the
+/// calibration's hold-out check favoured, first for the CUDA-core kernels
+/// and since session 10 for all). They were fitted on
 /// the lent H200 by test/gpu/calibrate.py (docs/cost-model.md); a
 /// description file may set them
 /// (`weight.<unit>.<kernel>.<half|f32|f64>[.<1d|2d|3d>].<dram|shared|compute>`).
@@ -53,8 +54,9 @@ struct CostWeights {
                          ElemType type);
   /// The weights of a kind in `dims` dimensions: the key with the
   /// dimension, else without; a kind the calibration never saw takes the
-  /// mean of the same unit and width (dimension-specific weights aside),
-  /// then of the unit, then {1, 1, 1}.
+  /// mean over the kinds of the same unit, kernel and width in other
+  /// dimensions, else of the same unit and width, else of the unit, else
+  /// {1, 1, 1}.
   std::array<double, 3> lookup(llvm::StringRef unit, llvm::StringRef kernel,
                                ElemType type, int dims) const;
 };
