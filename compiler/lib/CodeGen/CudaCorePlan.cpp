@@ -156,6 +156,7 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
     assert(fits && "a slab of at most 1024 points fits where 32x32 does");
   }
   p.threads = p.slab();
+  p.minBlocks = std::max(1, kMaxThreads / p.threads);
   p.unroll = streamUnroll(s, p);
   return p;
 }

@@ -1465,8 +1465,11 @@ void StencilEmitter::emitStreamKernel() {
   const int V = plan.rows;
   out.line("// NT, the levels of this pass, is kFuse but in the last pass.");
   out.line("template <int NT>");
-  out.line("__global__ void __launch_bounds__(kThreads) {}_kernel(const Args "
-           "a) {{",
+  // A slab of fewer than 1024 threads asks for registers that let
+  // 1024 / kThreads blocks reside, as many threads as the plan's slab.
+  out.line("__global__ void __launch_bounds__(kThreads{}) {}_kernel(const "
+           "Args a) {{",
+           plan.minBlocks > 1 ? ", " + std::to_string(plan.minBlocks) : "",
            s.name);
   out.indent();
   out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");

@@ -268,6 +268,14 @@ TEST(CudaCorePlan, AGivenTileSetsTheStreamingSlab) {
   ASSERT_TRUE(p && p->stream) << c.diagText;
   EXPECT_EQ(p->tile[0], 64);
   EXPECT_EQ(p->threads, 16 * 32);
+  // Registers for two such blocks per SM, as many threads as the plan's
+  // own 32x32 slab, which asks for one.
+  EXPECT_EQ(p->minBlocks, 2);
+  Stencil own = c.stencil();
+  auto rules = planCudaCore(own, 1, GpuArch::SM90, c.diags);
+  ASSERT_TRUE(rules && rules->stream);
+  EXPECT_EQ(rules->threads, 1024);
+  EXPECT_EQ(rules->minBlocks, 1);
   // The slab of a deeper pass outgrows a block.
   EXPECT_FALSE(planCudaCore(s, 10, GpuArch::SM90, c.diags));
   EXPECT_NE(c.diagText.find("34x50 = 1700 threads"), std::string::npos)

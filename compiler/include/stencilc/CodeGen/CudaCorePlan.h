@@ -68,6 +68,10 @@ struct CudaCorePlan {
   /// the rings (ring / rows), which makes the level registers' shifts
   /// renames, or 1 where the reads of an iteration would spill.
   int unroll = 1;
+  /// Blocks per SM whose registers the streaming kernel's launch bounds
+  /// reserve: a slab of fewer threads than the plan's 1024 gets as many
+  /// resident threads (1024 / threads), not the registers of one block.
+  int minBlocks = 1;
 
   /// Halo of a pass along `axis`: fuse * radius.
   int halo(int axis) const { return fuse * radius[axis]; }
