@@ -84,8 +84,6 @@ private:
   int lowerIndex(const Expr &e);
   int lowerCall(const Expr &e);
   int lowerShorthand(const Expr &e, bool isBox);
-  int balancedSum(const std::vector<int> &terms, size_t lo, size_t hi,
-                  llvm::SMLoc loc);
   void reportUnknownName(llvm::StringRef name, llvm::SMLoc loc);
   void finish(const StencilDecl &decl);
 
@@ -473,19 +471,6 @@ int StencilSema::lowerIndex(const Expr &e) {
   return s.graph.read(it->second.index, off, e.loc);
 }
 
-int StencilSema::balancedSum(const std::vector<int> &terms, size_t lo,
-                             size_t hi, llvm::SMLoc loc) {
-  if (hi - lo == 1)
-    return terms[lo];
-  size_t mid = lo + (hi - lo) / 2;
-  // The left half first, in its own statement: the order of a call's
-  // arguments is unspecified, and the nodes' order shows in the generated
-  // code (GCC and Clang builds of stencilc wrote different files).
-  int left = balancedSum(terms, lo, mid, loc);
-  int right = balancedSum(terms, mid, hi, loc);
-  return s.graph.binary(Op::Add, left, right, loc);
-}
-
 static void flattenList(const Expr &e, std::vector<const Expr *> &out) {
   if (e.kind == ExprKind::List) {
     for (const ExprPtr &a : e.args)
@@ -636,7 +621,7 @@ int StencilSema::lowerShorthand(const Expr &e, bool isBox) {
   }
   if (terms.empty())
     return s.graph.constant(0.0, e.loc);
-  return balancedSum(terms, 0, terms.size(), e.loc);
+  return s.graph.balancedSum(terms, e.loc);
 }
 
 int StencilSema::lowerCall(const Expr &e) {

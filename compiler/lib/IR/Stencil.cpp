@@ -145,6 +145,18 @@ int ExprGraph::binary(Op op, int lhs, int rhs, llvm::SMLoc loc) {
   return add(n);
 }
 
+int ExprGraph::balancedSum(llvm::ArrayRef<int> terms, llvm::SMLoc loc) {
+  if (terms.size() == 1)
+    return terms.front();
+  size_t mid = terms.size() / 2;
+  // The left half first, in its own statement: the order of a call's
+  // arguments is unspecified, and the nodes' order shows in the generated
+  // code (GCC and Clang builds of stencilc wrote different files).
+  int left = balancedSum(terms.take_front(mid), loc);
+  int right = balancedSum(terms.drop_front(mid), loc);
+  return binary(Op::Add, left, right, loc);
+}
+
 std::vector<bool> ExprGraph::reachable(const std::vector<int> &roots) const {
   std::vector<bool> live(nodes.size(), false);
   for (int r : roots)

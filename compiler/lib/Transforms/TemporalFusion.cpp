@@ -6,21 +6,6 @@
 
 using namespace stencilc;
 
-/// Sum of `terms[lo, hi)` as a balanced tree, so coefficient expressions
-/// stay shallow.
-static int balancedSum(ExprGraph &g, const std::vector<int> &terms, size_t lo,
-                       size_t hi) {
-  if (hi - lo == 1)
-    return terms[lo];
-  size_t mid = lo + (hi - lo) / 2;
-  // The left half first, in its own statement: the order of a call's
-  // arguments is unspecified, and the nodes' order shows in the generated
-  // code (GCC and Clang builds of stencilc wrote different files).
-  int left = balancedSum(g, terms, lo, mid);
-  int right = balancedSum(g, terms, mid, hi);
-  return g.binary(Op::Add, left, right);
-}
-
 static bool isZero(const ExprGraph &g, int node) {
   return g[node].op == Op::Const && g[node].value == 0.0;
 }
@@ -64,7 +49,7 @@ bool stencilc::fuseTemporally(Stencil &s, int steps,
       }
     current.clear();
     for (auto &[o, list] : terms) {
-      int sum = balancedSum(s.graph, list, 0, list.size());
+      int sum = s.graph.balancedSum(list);
       if (!isZero(s.graph, sum))
         current[o] = sum;
     }

@@ -17,6 +17,7 @@
 #include "stencilc/IR/MatrixProgram.h"
 #include "stencilc/IR/Offset.h"
 
+#include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringRef.h"
 #include "llvm/Support/SMLoc.h"
@@ -110,6 +111,9 @@ public:
   int param(int index, llvm::SMLoc loc = {});
   int unary(Op op, int operand, llvm::SMLoc loc = {}, int exponent = 0);
   int binary(Op op, int lhs, int rhs, llvm::SMLoc loc = {});
+  /// The sum of `terms` (at least one) as a balanced tree of additions, so
+  /// that long sums stay shallow; the left half's nodes come first.
+  int balancedSum(llvm::ArrayRef<int> terms, llvm::SMLoc loc = {});
 
   const Node &operator[](int i) const { return nodes[i]; }
   size_t size() const { return nodes.size(); }
