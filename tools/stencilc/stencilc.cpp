@@ -373,6 +373,15 @@ tuneCandidates(const Stencil &s, const std::vector<CostCandidate> &cands,
   return std::make_pair(index[r->best], r->measured[r->best].gstencils);
 }
 
+/// How --tune's progress and the generated file name a tile shape:
+/// "tile 64x128", or "tile 64x64, 384 threads" where it sets the block.
+std::string shapeLabel(const CudaCoreShape &shape, int dims) {
+  std::string label = "tile " + tileName(shape.tile, dims);
+  if (shape.threads)
+    label += ", " + std::to_string(shape.threads) + " threads";
+  return label;
+}
+
 /// The second round of --tune where CUDA cores won the first: the plan's
 /// neighbouring tile shapes (tuneShapes) at the winning depth, against
 /// `planRate`, the plan's own shape's rate in the first round. Returns the
@@ -385,13 +394,10 @@ tuneTileShapes(const Stencil &s, const Strategy &st, double planRate,
     return std::optional<CudaCoreShape>();
   std::vector<TuneCandidate> tc;
   for (const CudaCoreShape &shape : shapes) {
-    std::string tile = tileName(shape.tile, s.dims);
-    TuneCandidate c{st.label() + " tile " + tile, st.flags()};
-    c.flags.push_back("--tile=" + tile);
-    if (shape.threads) {
-      c.label += ", " + std::to_string(shape.threads) + " threads";
+    TuneCandidate c{st.label() + " " + shapeLabel(shape, s.dims), st.flags()};
+    c.flags.push_back("--tile=" + tileName(shape.tile, s.dims));
+    if (shape.threads)
       c.flags.push_back("--threads=" + std::to_string(shape.threads));
-    }
     tc.push_back(std::move(c));
   }
   std::optional<TuneResult> r = runTune(
@@ -547,13 +553,7 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
       choiceNotes(s, st, tuneOpt ? nullptr : chosen, mo.precision, hw);
   if (tuneOpt)
     notes.back() = "Strategy: " + st.label() +
-                   (tunedShape ? " tile " + tileName(tunedShape->tile, s.dims) +
-                                     (tunedShape->threads
-                                          ? ", " +
-                                                std::to_string(
-                                                    tunedShape->threads) +
-                                                " threads"
-                                          : std::string())
+                   (tunedShape ? " " + shapeLabel(*tunedShape, s.dims)
                                : std::string()) +
                    ", the fastest measured by stencilc --tune.";
   else if (patchRequested)

@@ -50,6 +50,16 @@ std::string stencilc::tileName(const std::array<int, kMaxDims> &tile,
   return name;
 }
 
+/// Reports that the tile the user gave does not fit: "the tile T of
+/// stencil 'S' at t=N needs <needs>; choose a smaller --tile or a lower
+/// --fuse".
+static void tileDoesNotFit(const Stencil &s, const CudaCorePlan &p,
+                           const llvm::Twine &needs, DiagnosticEngine &diags) {
+  diags.error(s.loc, "the tile " + tileName(p.tile, s.dims) + " of stencil '" +
+                         s.name + "' at t=" + llvm::Twine(p.fuse) + " needs " +
+                         needs + "; choose a smaller --tile or a lower --fuse");
+}
+
 static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
   int64_t elems = 1;
   for (int a = 0; a < s.dims; ++a)
@@ -138,17 +148,14 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   if (s.hints.tile) {
     p.tile = *s.hints.tile;
     if (p.slab() > kMaxThreads) {
-      diags.error(s.loc, "the tile " + tileName(p.tile, s.dims) +
-                             " of stencil '" + s.name + "' at t=" +
-                             llvm::Twine(p.fuse) + " needs a slab of " +
-                             llvm::Twine(p.box(1)) + "x" +
-                             llvm::Twine(p.box(2)) + " = " +
-                             llvm::Twine(p.slab()) +
-                             " threads (one per point of the tile and its "
-                             "halo along axes 1 and 2), more than the " +
-                             llvm::Twine(kMaxThreads) +
-                             " a block may have; choose a smaller --tile or "
-                             "a lower --fuse");
+      tileDoesNotFit(s, p,
+                     "a slab of " + llvm::Twine(p.box(1)) + "x" +
+                         llvm::Twine(p.box(2)) + " = " +
+                         llvm::Twine(p.slab()) +
+                         " threads (one per point of the tile and its halo "
+                         "along axes 1 and 2), more than the " +
+                         llvm::Twine(kMaxThreads) + " a block may have",
+                     diags);
       failed = true;
       return std::nullopt;
     }
@@ -264,15 +271,11 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   if (!frame && s.hints.threads)
     p.threads = *s.hints.threads;
   if (given && sharedBytes(p, s) > limit) {
-    diags.error(s.loc, "the tile " + tileName(p.tile, s.dims) +
-                           " of stencil '" + s.name + "' at t=" +
-                           llvm::Twine(p.fuse) + " needs " +
-                           llvm::Twine(sharedBytes(p, s)) +
-                           " bytes of shared memory per block, more than "
-                           "the " +
-                           llvm::Twine(limit) + " available on " +
-                           archName(arch) +
-                           "; choose a smaller --tile or a lower --fuse");
+    tileDoesNotFit(s, p,
+                   llvm::Twine(sharedBytes(p, s)) +
+                       " bytes of shared memory per block, more than the " +
+                       llvm::Twine(limit) + " available on " + archName(arch),
+                   diags);
     return std::nullopt;
   }
   // Halve the largest tile extent that may still shrink until the buffers
