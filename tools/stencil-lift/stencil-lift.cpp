@@ -100,6 +100,15 @@ int lift(const std::vector<std::string> &compilerArgs) {
   std::string rewritePath = !rewriteOutput.empty() ? std::string(rewriteOutput)
                             : rewriteOpt           ? std::string(inputFile)
                                                    : "";
+  // Neither output may be the source, nor the other output: compared by
+  // file identity, before anything is parsed. The rewrite alone may
+  // replace the source, which is what --rewrite asks for.
+  std::vector<std::string> outputPaths = {stPath};
+  if (!rewritePath.empty() &&
+      stencilc::fileIdentity(rewritePath) != stencilc::fileIdentity(inputFile))
+    outputPaths.push_back(rewritePath);
+  if (!stencilc::checkOutputsDistinct({inputFile}, outputPaths, toolError))
+    return 1;
 
   // The tool lives outside the clang tree: parse as the clang it links,
   // with that clang's compiler headers.

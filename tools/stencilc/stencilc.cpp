@@ -248,17 +248,23 @@ bool hasContent(const std::string &path, llvm::StringRef text) {
   return buf && (*buf)->getBuffer() == text;
 }
 
-/// Writes every (path, text) pair, or none; with --write-if-changed, files
-/// that already hold their text are left alone.
+/// Writes every (path, text) pair, or none; refuses an output that is the
+/// input or another output (Support/AtomicWrite.h). With --write-if-changed,
+/// files that already hold their text are left alone.
 bool writeAll(std::vector<std::pair<std::string, std::string>> files,
               DiagnosticEngine &diags) {
+  std::vector<std::string> paths;
+  for (const auto &f : files)
+    paths.push_back(f.first);
+  auto error = [&](const llvm::Twine &msg) { diags.error(msg); };
+  if (!checkOutputsDistinct({inputFile}, paths, error))
+    return false;
   if (writeIfChanged)
     llvm::erase_if(files, [](const std::pair<std::string, std::string> &f) {
       return !llvm::sys::fs::is_directory(f.first) &&
              hasContent(f.first, f.second);
     });
-  return writeFilesAtomically(
-      files, [&](const llvm::Twine &msg) { diags.error(msg); });
+  return writeFilesAtomically(files, error);
 }
 
 /// "R1,R2" of --morph, each from 1 to 8.
@@ -857,14 +863,17 @@ int compile(DiagnosticEngine &diags) {
                                           : std::string(inputFile)),
             ".cu");
       opts.sourceName = std::string(llvm::sys::path::filename(inputFile));
-      std::string headerPath = outPath == "-" ? "-" : withExtension(outPath, ".h");
-      opts.headerName = outPath == "-"
+      // A stream (-, /dev/stdout, a pipe) takes the header and the source
+      // one after the other; it has no "beside it" for a .h.
+      bool stream = isStreamPath(outPath);
+      std::string headerPath = stream ? "-" : withExtension(outPath, ".h");
+      opts.headerName = stream
                             ? withExtension(opts.sourceName, ".h")
                             : std::string(llvm::sys::path::filename(headerPath));
       std::optional<CudaOutput> cuda = emitCuda(*module, opts, diags);
       if (!cuda)
         return 1;
-      if (outPath == "-") {
+      if (stream) {
         os << cuda->header << cuda->source;
       } else {
         files.push_back({headerPath, cuda->header});
@@ -873,12 +882,12 @@ int compile(DiagnosticEngine &diags) {
     }
   }
   os.flush();
+  if (depfileOpt && (outPath.empty() || isStreamPath(outPath))) {
+    diags.error("-MD needs output files; it cannot be used when writing "
+                "to standard output or another stream");
+    return 1;
+  }
   if (outPath.empty() || outPath == "-") {
-    if (depfileOpt) {
-      diags.error("-MD needs output files; it cannot be used when writing "
-                  "to standard output");
-      return 1;
-    }
     llvm::outs() << text;
     return 0;
   }
