@@ -567,7 +567,7 @@ bool NestLifter::secondSweep(const ForStmt *loop,
   }
   for (size_t k = 0; k < body.size(); ++k) {
     auto [a, b] = firstDifference(body[k], body2[k], map);
-    if (!b)
+    if (!a && !b)
       continue;
     const Stmt *at = b ? b : body2[k];
     std::string first = a ? sourceText(a, ctx) : std::string("nothing");
