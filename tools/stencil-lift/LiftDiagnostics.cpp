@@ -14,7 +14,9 @@ LiftDiagnostics::LiftDiagnostics(clang::DiagnosticsEngine &engine)
       errorID(engine.getCustomDiagID(clang::DiagnosticsEngine::Error, "%0")),
       warningID(
           engine.getCustomDiagID(clang::DiagnosticsEngine::Warning, "%0")),
-      noteID(engine.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0")) {}
+      noteID(engine.getCustomDiagID(clang::DiagnosticsEngine::Note, "%0")),
+      remarkID(engine.getCustomDiagID(clang::DiagnosticsEngine::Remark, "%0")) {
+}
 
 void LiftDiagnostics::report(unsigned id, clang::SourceLocation loc,
                              const llvm::Twine &message,
@@ -41,4 +43,10 @@ void LiftDiagnostics::note(clang::SourceLocation loc,
                            const llvm::Twine &message,
                            clang::SourceRange range) {
   report(noteID, loc, message, range);
+}
+
+void LiftDiagnostics::remark(clang::SourceLocation loc,
+                             const llvm::Twine &message,
+                             clang::SourceRange range) {
+  report(remarkID, loc, message, range);
 }

@@ -28,6 +28,9 @@ public:
              clang::SourceRange range = {});
   void warning(clang::SourceLocation loc, const llvm::Twine &message,
                clang::SourceRange range = {});
+  /// Says what the lifted code does that the user should know.
+  void remark(clang::SourceLocation loc, const llvm::Twine &message,
+              clang::SourceRange range = {});
   /// Points at a second place that explains the last error.
   void note(clang::SourceLocation loc, const llvm::Twine &message,
             clang::SourceRange range = {});
@@ -43,6 +46,7 @@ private:
   unsigned errorID;
   unsigned warningID;
   unsigned noteID;
+  unsigned remarkID;
 };
 
 } // namespace stencil_lift

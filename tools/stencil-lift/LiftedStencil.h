@@ -76,8 +76,10 @@ struct LiftedAxis {
   int64_t computedOffset = 0;
 };
 
-/// How the time loop exchanges the buffers between steps.
-enum class Exchange { Swap, CopyBack };
+/// How the time loop exchanges the buffers between steps: a swap, a
+/// copy-back nest, or a second sweep that computes the first array back
+/// from the second (two steps per trip).
+enum class Exchange { Swap, CopyBack, TwoSweep };
 
 struct LiftedStencil {
   std::string name;
@@ -95,6 +97,11 @@ struct LiftedStencil {
   std::string target; ///< target(...) clause, verbatim.
   Exchange exchange = Exchange::Swap;
   std::string swapText; ///< The swap statements, verbatim.
+  /// Whether the loop reads the fixed band of both buffers of a grid in
+  /// alternate steps: the rewrite then runs the stencil only where the two
+  /// bands are equal, and `loopText` otherwise.
+  bool checkBands = false;
+  std::string loopText; ///< The time loop, verbatim.
   /// The text the rewrite replaces: from the start of the pragma's line to
   /// the end of the time loop.
   clang::SourceLocation replaceBegin, replaceEnd;

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 
 using namespace stencil_lift;
 using namespace clang;
@@ -100,6 +101,138 @@ bool isSwapTriple(const Stmt *s0, const Stmt *s1, const Stmt *s2,
   a = first;
   b = y1;
   return x1 == first && x2 == y1 && y2 == tmp && a != b;
+}
+
+/// The variable an access `a[i][j]`, `v[c]` reads; null for anything else.
+const VarDecl *accessedArray(const Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  while (true) {
+    if (const auto *ase = dyn_cast<ArraySubscriptExpr>(e))
+      e = ase->getBase()->IgnoreParenImpCasts();
+    else if (const auto *op = dyn_cast<CXXOperatorCallExpr>(e);
+             op && op->getOperator() == OO_Subscript && op->getNumArgs() == 2)
+      e = op->getArg(0)->IgnoreParenImpCasts();
+    else
+      return varOf(e);
+  }
+}
+
+bool isSubscript(const Expr *e) {
+  e = e->IgnoreParenImpCasts();
+  if (isa<ArraySubscriptExpr>(e))
+    return true;
+  const auto *op = dyn_cast<CXXOperatorCallExpr>(e);
+  return op && op->getOperator() == OO_Subscript;
+}
+
+/// The innermost body of a nest of single loops.
+std::vector<const Stmt *> innermostBody(const ForStmt *loop) {
+  std::vector<const Stmt *> inner = unwrap(loop->getBody());
+  while (inner.size() == 1 && isa<ForStmt>(inner[0]))
+    inner = unwrap(cast<ForStmt>(inner[0])->getBody());
+  return inner;
+}
+
+/// Whether the nest only copies arrays (`u[i][j] = unew[i][j];`): a
+/// copy-back, not a second sweep.
+bool isCopyNest(const ForStmt *loop) {
+  std::vector<const Stmt *> body = innermostBody(loop);
+  if (body.empty())
+    return false;
+  for (const Stmt *s : body) {
+    const auto *bin = dyn_cast_or_null<BinaryOperator>(asExpr(s));
+    if (!bin || bin->getOpcode() != BO_Assign || !isSubscript(bin->getRHS()))
+      return false;
+  }
+  return true;
+}
+
+bool mentions(const Stmt *s, const VarDecl *var) {
+  if (const auto *ref = dyn_cast<DeclRefExpr>(s))
+    return ref->getDecl() == var;
+  for (const Stmt *c : s->children())
+    if (c && mentions(c, var))
+      return true;
+  return false;
+}
+
+/// The first array access under `s` whose index moves with `counter`.
+const Expr *accessIndexedBy(const Stmt *s, const VarDecl *counter) {
+  if (const auto *ase = dyn_cast<ArraySubscriptExpr>(s)) {
+    if (mentions(ase->getIdx(), counter))
+      return ase;
+  } else if (const auto *op = dyn_cast<CXXOperatorCallExpr>(s)) {
+    if (op->getOperator() == OO_Subscript && op->getNumArgs() == 2 &&
+        mentions(op->getArg(1), counter))
+      return op;
+  }
+  for (const Stmt *c : s->children())
+    if (c)
+      if (const Expr *e = accessIndexedBy(c, counter))
+        return e;
+  return nullptr;
+}
+
+/// Compares the second sweep `b` with the first `a`, reading each variable
+/// of `a` as its image in `map` (the exchanged arrays, the loop counters,
+/// the locals); returns the first pair of nodes that differ.
+using DeclMap = std::map<const Decl *, const Decl *>;
+std::pair<const Stmt *, const Stmt *>
+firstDifference(const Stmt *a, const Stmt *b, const DeclMap &map) {
+  std::pair<const Stmt *, const Stmt *> differ{a, b}, same{nullptr, nullptr};
+  if (!a || !b)
+    return a == b ? same : differ;
+  if (a->getStmtClass() != b->getStmtClass())
+    return differ;
+  if (const auto *ra = dyn_cast<DeclRefExpr>(a)) {
+    const Decl *da = ra->getDecl();
+    auto it = map.find(da);
+    return cast<DeclRefExpr>(b)->getDecl() ==
+                   (it == map.end() ? da : it->second)
+               ? same
+               : differ;
+  }
+  if (const auto *ba = dyn_cast<BinaryOperator>(a)) {
+    if (ba->getOpcode() != cast<BinaryOperator>(b)->getOpcode())
+      return differ;
+  } else if (const auto *ua = dyn_cast<UnaryOperator>(a)) {
+    if (ua->getOpcode() != cast<UnaryOperator>(b)->getOpcode())
+      return differ;
+  } else if (const auto *ia = dyn_cast<IntegerLiteral>(a)) {
+    if (ia->getValue() != cast<IntegerLiteral>(b)->getValue())
+      return differ;
+  } else if (const auto *fa = dyn_cast<FloatingLiteral>(a)) {
+    if (!fa->getValue().bitwiseIsEqual(cast<FloatingLiteral>(b)->getValue()))
+      return differ;
+  } else if (const auto *ma = dyn_cast<MemberExpr>(a)) {
+    if (ma->getMemberDecl() != cast<MemberExpr>(b)->getMemberDecl())
+      return differ;
+  } else if (const auto *da = dyn_cast<DeclStmt>(a)) {
+    const auto *db = cast<DeclStmt>(b);
+    const auto *va =
+        da->isSingleDecl() ? dyn_cast<VarDecl>(da->getSingleDecl()) : nullptr;
+    const auto *vb =
+        db->isSingleDecl() ? dyn_cast<VarDecl>(db->getSingleDecl()) : nullptr;
+    if (!va || !vb || va->getType() != vb->getType())
+      return differ;
+    return firstDifference(va->getInit(), vb->getInit(), map);
+  } else if (!isa<Expr>(a)) {
+    return differ;
+  }
+  if (const auto *ea = dyn_cast<Expr>(a))
+    if (ea->getType().getCanonicalType() !=
+        cast<Expr>(b)->getType().getCanonicalType())
+      return differ;
+  if (const auto *ca = dyn_cast<CastExpr>(a))
+    if (ca->getCastKind() != cast<CastExpr>(b)->getCastKind())
+      return differ;
+  auto ia = a->child_begin(), ib = b->child_begin();
+  for (; ia != a->child_end() && ib != b->child_end(); ++ia, ++ib) {
+    auto d = firstDifference(*ia, *ib, map);
+    if (d.first || d.second)
+      return d;
+  }
+  return ia == a->child_end() && ib == b->child_end() ? same : differ;
 }
 
 std::string stmtText(const Stmt *s, const ASTContext &ctx) {
@@ -374,6 +507,78 @@ bool NestLifter::exchange(llvm::ArrayRef<const Stmt *> stmts,
   return true;
 }
 
+bool NestLifter::secondSweep(const ForStmt *loop,
+                             const std::vector<CountedLoop> &nest,
+                             const std::vector<const Stmt *> &body,
+                             std::vector<BufferPair> &pairs) {
+  auto differs = [&](SourceLocation at, const std::string &what,
+                     SourceRange range = {}) {
+    diags.error(at,
+                "the second sweep differs from the first: " + what +
+                    "; a time loop of two sweeps lifts only when the second "
+                    "is the first with its two arrays exchanged",
+                range);
+    return false;
+  };
+  std::vector<CountedLoop> loops;
+  std::vector<const Stmt *> body2;
+  if (!spatialNest(loop, loops, body2))
+    return false;
+  if (loops.size() != nest.size())
+    return differs(loop->getForLoc(), "it has " + std::to_string(loops.size()) +
+                                          " loop(s), the first " +
+                                          std::to_string(nest.size()));
+  for (size_t a = 0; a < loops.size(); ++a)
+    if (loops[a].lo != nest[a].lo || loops[a].hi != nest[a].hi)
+      return differs(loops[a].loop->getForLoc(),
+                     "its loop over '" + loops[a].counter->getName().str() +
+                         "' runs over [" + loops[a].lo.str() + ", " +
+                         loops[a].hi.str() + "), the first sweep's over [" +
+                         nest[a].lo.str() + ", " + nest[a].hi.str() + ")");
+  if (body2.size() != body.size())
+    return differs(loop->getForLoc(), "its innermost loop holds " +
+                                          std::to_string(body2.size()) +
+                                          " statement(s), the first sweep's " +
+                                          std::to_string(body.size()));
+  DeclMap map;
+  for (size_t a = 0; a < loops.size(); ++a)
+    map[nest[a].counter] = loops[a].counter;
+  for (size_t k = 0; k < body.size(); ++k) {
+    const auto *da = dyn_cast<DeclStmt>(body[k]);
+    const auto *db = dyn_cast<DeclStmt>(body2[k]);
+    if (da && db && da->isSingleDecl() && db->isSingleDecl()) {
+      map[da->getSingleDecl()] = db->getSingleDecl();
+      continue;
+    }
+    const auto *wa = dyn_cast_or_null<BinaryOperator>(asExpr(body[k]));
+    const auto *wb = dyn_cast_or_null<BinaryOperator>(asExpr(body2[k]));
+    if (!wa || !wb || wa->getOpcode() != BO_Assign ||
+        wb->getOpcode() != BO_Assign)
+      continue; // the comparison below reports it
+    const VarDecl *x = accessedArray(wa->getLHS());
+    const VarDecl *y = accessedArray(wb->getLHS());
+    if (!x || !y || x == y)
+      continue;
+    if (map.count(x) || map.count(y))
+      continue;
+    map[x] = y;
+    map[y] = x;
+    pairs.push_back({x, y, body2[k]});
+  }
+  for (size_t k = 0; k < body.size(); ++k) {
+    auto [a, b] = firstDifference(body[k], body2[k], map);
+    if (!a && !b)
+      continue;
+    const Stmt *at = b ? b : body2[k];
+    std::string first = a ? sourceText(a, ctx) : std::string("nothing");
+    return differs(at->getBeginLoc(),
+                   "'" + sourceText(at, ctx) + "' where the first sweep has '" +
+                       first + "'",
+                   at->getSourceRange());
+  }
+  return true;
+}
+
 std::optional<LiftedStencil> NestLifter::lift(const ForStmt *loop,
                                               const StencilPragma &pragma,
                                               const std::string &name,
@@ -427,6 +632,59 @@ std::optional<LiftedStencil> NestLifter::lift(const ForStmt *loop,
                 "back");
     return std::nullopt;
   }
+  // A read that moves with the time step (fdtd-2d's source term
+  // `_fict_[t]`) is not one update applied in every step.
+  if (time.counter)
+    if (const Expr *read = accessIndexedBy(loop->getBody(), time.counter)) {
+      diags.error(read->getExprLoc(),
+                  "'" + sourceText(read, ctx) + "' depends on the time step '" +
+                      time.counter->getName() +
+                      "'; a stencil applies the same update in every step, "
+                      "so a step-dependent source cannot be lifted",
+                  read->getSourceRange());
+      return std::nullopt;
+    }
+  // A call in place of the nest (Rodinia's hotspot calls
+  // single_iteration()): the lifter reads the loops of the time loop only.
+  if (!stmts.empty())
+    if (const auto *call = dyn_cast_or_null<CallExpr>(asExpr(stmts[0]))) {
+      const VarDecl *a, *b;
+      const FunctionDecl *fd = call->getDirectCallee();
+      if (!isSwapCall(stmts[0], a, b)) {
+        diags.error(call->getExprLoc(),
+                    "the time loop calls '" +
+                        (fd ? fd->getNameAsString()
+                            : sourceText(call->getCallee(), ctx)) +
+                        "' where the loop nest should be; stencil-lift does "
+                        "not look into called functions: write the spatial "
+                        "loops in the time loop",
+                    call->getSourceRange());
+        return std::nullopt;
+      }
+    }
+  size_t nests = 0;
+  while (nests < stmts.size() && isa<ForStmt>(stmts[nests]))
+    ++nests;
+  if (nests > 2 || (nests == 2 && stmts.size() > 2)) {
+    const Stmt *extra = stmts[nests > 2 ? 2 : 1];
+    diags.error(extra->getBeginLoc(),
+                "the time loop holds " + std::to_string(nests) + " loop nests" +
+                    (nests == 2 ? " and a buffer exchange" : "") +
+                    "; stencil-lift lifts one nest followed by its buffer "
+                    "exchange, or two sweeps of one stencil (A to B, then "
+                    "B to A)");
+    return std::nullopt;
+  }
+  bool twoSweep = nests == 2 && !isCopyNest(cast<ForStmt>(stmts[1]));
+  if (twoSweep) {
+    // Each trip of the time loop runs the stencil twice.
+    if (out.constantSteps)
+      *out.constantSteps *= 2;
+    bool number = llvm::all_of(out.steps, llvm::isDigit);
+    out.steps =
+        "2 * " +
+        (isIdentifier(out.steps) || number ? out.steps : "(" + out.steps + ")");
+  }
   const auto *outer = dyn_cast<ForStmt>(stmts[0]);
   if (!outer) {
     diags.error(stmts[0]->getBeginLoc(),
@@ -439,8 +697,14 @@ std::optional<LiftedStencil> NestLifter::lift(const ForStmt *loop,
   if (!spatialNest(outer, nest, body))
     return std::nullopt;
   std::vector<BufferPair> pairs;
-  if (!exchange(llvm::makeArrayRef(stmts).drop_front(), nest, out, pairs))
+  if (twoSweep) {
+    if (!secondSweep(cast<ForStmt>(stmts[1]), nest, body, pairs))
+      return std::nullopt;
+    out.exchange = Exchange::TwoSweep;
+  } else if (!exchange(llvm::makeArrayRef(stmts).drop_front(), nest, out,
+                       pairs)) {
     return std::nullopt;
+  }
 
   NestScope scope;
   scope.dims = static_cast<unsigned>(nest.size());
@@ -625,7 +889,12 @@ std::optional<LiftedStencil> NestLifter::lift(const ForStmt *loop,
     const CountedLoop &l = nest[a];
     int64_t lo, hi;
     reachOf(allReads, a, lo, hi);
+    // The value of this build, even where the bound is a macro.
     std::optional<int64_t> start = l.lo.asConstant();
+    Expr::EvalResult startValue;
+    if (!start && !l.loExpr->isValueDependent() &&
+        l.loExpr->EvaluateAsInt(startValue, ctx))
+      start = startValue.Val.getInt().getExtValue();
     if (start && *start < lo) {
       diags.error(l.loExpr->getExprLoc(),
                   "the loop over '" + l.counter->getName() + "' starts at " +
@@ -702,6 +971,30 @@ std::optional<LiftedStencil> NestLifter::lift(const ForStmt *loop,
     out.arrays.push_back(arr);
   }
   out.params = translator.params();
+
+  // A swap or a second sweep reads, in alternate steps, the fixed band of
+  // one buffer and of the other; the stencil has one band. The rewrite
+  // compares the two before it runs, and runs the loop as it was when they
+  // differ (PolyBench initializes A and B differently).
+  if (out.exchange != Exchange::CopyBack)
+    for (const LiftedArray &arr : out.arrays)
+      if (arr.updated())
+        for (const BoundarySpec &b : arr.boundary)
+          if (b.kind == BoundaryKind::Fixed)
+            out.checkBands = true;
+  if (out.checkBands) {
+    std::vector<std::string> names;
+    for (const LiftedArray &arr : out.arrays)
+      if (arr.updated())
+        names.push_back("'" + arr.cName + "' and '" + arr.partner + "'");
+    diags.remark(loop->getForLoc(),
+                 "the loop reads the edges it never writes from " +
+                     llvm::join(names, ", ") +
+                     " in alternate steps; the rewritten code runs the "
+                     "stencil when the two buffers' edges are equal, and this "
+                     "loop as it is otherwise");
+  }
+  out.loopText = sourceText(loop, ctx);
 
   const SourceManager &sm = ctx.getSourceManager();
   SourceLocation hash = sm.getExpansionLoc(pragma.loc);

@@ -76,6 +76,12 @@ private:
   bool exchange(llvm::ArrayRef<const clang::Stmt *> stmts,
                 const std::vector<CountedLoop> &nest, LiftedStencil &out,
                 std::vector<BufferPair> &pairs);
+  /// Checks that the second nest of a two-sweep time loop is the first
+  /// (`nest`, `body`) with its arrays exchanged; pairs the arrays.
+  bool secondSweep(const clang::ForStmt *loop,
+                   const std::vector<CountedLoop> &nest,
+                   const std::vector<const clang::Stmt *> &body,
+                   std::vector<BufferPair> &pairs);
   bool copyBack(const clang::ForStmt *loop,
                 const std::vector<CountedLoop> &nest,
                 std::vector<BufferPair> &pairs);

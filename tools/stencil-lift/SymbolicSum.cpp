@@ -4,8 +4,21 @@
 #include "SourceText.h"
 
 #include "clang/AST/Expr.h"
+#include "clang/Lex/Lexer.h"
 
 using namespace stencil_lift;
+
+namespace {
+/// Whether any part of `expr` comes from a macro expansion.
+bool containsMacro(const clang::Stmt *stmt, const clang::SourceManager &sm) {
+  if (stmt->getBeginLoc().isMacroID() || stmt->getEndLoc().isMacroID())
+    return true;
+  for (const clang::Stmt *child : stmt->children())
+    if (child && containsMacro(child, sm))
+      return true;
+  return false;
+}
+} // namespace
 
 SymbolicSum SymbolicSum::constant(int64_t value) {
   SymbolicSum s;
@@ -22,9 +35,21 @@ SymbolicSum SymbolicSum::atom(const std::string &text) {
 SymbolicSum SymbolicSum::fromExpr(const clang::Expr *expr,
                                   const clang::ASTContext &ctx) {
   expr = expr->IgnoreParenImpCasts();
+  // A whole macro use (`N`, `TSTEPS`, PolyBench's `_PB_N`) stays the macro:
+  // the rewritten source must follow the sizes it is built with, not the
+  // values of the build that was lifted.
+  const clang::SourceManager &sm = ctx.getSourceManager();
+  clang::SourceLocation begin = expr->getBeginLoc(), end = expr->getEndLoc();
+  if (begin.isMacroID() &&
+      sm.getExpansionLoc(begin) == sm.getExpansionLoc(end) &&
+      clang::Lexer::makeFileCharRange(
+          clang::CharSourceRange::getTokenRange(expr->getSourceRange()), sm,
+          ctx.getLangOpts())
+          .isValid())
+    return atom(sourceText(expr, ctx));
   clang::Expr::EvalResult result;
   if (!expr->isValueDependent() && expr->getType()->isIntegerType() &&
-      expr->EvaluateAsInt(result, ctx))
+      !containsMacro(expr, sm) && expr->EvaluateAsInt(result, ctx))
     return constant(result.Val.getInt().getExtValue());
   if (const auto *bin = llvm::dyn_cast<clang::BinaryOperator>(expr)) {
     if (bin->getOpcode() == clang::BO_Add)

@@ -11,6 +11,8 @@
 #include "StSyntax.h"
 
 #include "clang/AST/ExprCXX.h"
+#include "clang/AST/TypeLoc.h"
+#include "clang/Lex/Lexer.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringSwitch.h"
 
@@ -99,6 +101,58 @@ std::string UpdateTranslator::registerGrid(const VarDecl *array) {
   return uniqueName(keyOf(array), array->getName().str());
 }
 
+/// `text` as one operand of a product.
+static std::string parenthesize(const std::string &text) {
+  bool plain =
+      llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
+  return plain ? text : "(" + text + ")";
+}
+
+/// The extents of the first `k` levels of `var`'s declared array type as
+/// the source spells them, outermost first (a pointer to rows or a decayed
+/// parameter has no first extent: its entry is empty); nothing where a
+/// level's extent is not written as a whole expression of the file.
+static std::vector<std::string> writtenExtents(const VarDecl *var, unsigned k,
+                                               const ASTContext &ctx) {
+  std::vector<std::string> out;
+  const TypeSourceInfo *tsi = var->getTypeSourceInfo();
+  if (!tsi)
+    return {};
+  const SourceManager &sm = ctx.getSourceManager();
+  TypeLoc tl = tsi->getTypeLoc();
+  while (out.size() < k) {
+    tl = tl.getUnqualifiedLoc();
+    if (auto p = tl.getAs<ParenTypeLoc>()) {
+      tl = p.getInnerLoc();
+    } else if (auto d = tl.getAs<DecayedTypeLoc>()) {
+      tl = d.getOriginalLoc();
+    } else if (auto ptr = tl.getAs<PointerTypeLoc>()) {
+      if (!out.empty())
+        return {};
+      out.push_back("");
+      tl = ptr.getPointeeLoc();
+    } else if (auto arr = tl.getAs<ArrayTypeLoc>()) {
+      const Expr *size = arr.getSizeExpr();
+      std::string text;
+      if (size) {
+        CharSourceRange range = Lexer::makeFileCharRange(
+            CharSourceRange::getTokenRange(size->getSourceRange()), sm,
+            ctx.getLangOpts());
+        if (range.isValid())
+          text = Lexer::getSourceText(range, sm, ctx.getLangOpts()).str();
+      }
+      // Only the outermost extent may be missing: it is not a pitch.
+      if (text.empty() && !out.empty())
+        return {};
+      out.push_back(text);
+      tl = arr.getElementLoc();
+    } else {
+      return {};
+    }
+  }
+  return out;
+}
+
 std::string UpdateTranslator::gridName(const VarDecl *array) const {
   auto it = names.find(keyOf(array));
   return it == names.end() ? array->getName().str() : it->second;
@@ -140,6 +194,8 @@ bool UpdateTranslator::checkLayout(const VarDecl *owner,
     l.subscripts = access.subscripts;
     l.rowPitch = access.rowPitch;
     l.slicePitch = access.slicePitch;
+    l.rowCount = access.rowCount;
+    l.sliceCount = access.sliceCount;
     l.firstAccess = access.expr;
     return true;
   }
@@ -147,10 +203,14 @@ bool UpdateTranslator::checkLayout(const VarDecl *owner,
   if (l.subscripts != access.subscripts)
     what = std::to_string(access.subscripts) + " subscripts here, " +
            std::to_string(l.subscripts) + " before";
-  else if (l.rowPitch != access.rowPitch)
+  else if (l.rowCount != 0 && access.rowCount != 0
+               ? l.rowCount != access.rowCount
+               : l.rowPitch != access.rowPitch)
     what =
         "row pitch '" + access.rowPitch + "' here, '" + l.rowPitch + "' before";
-  else if (l.slicePitch != access.slicePitch)
+  else if (l.sliceCount != 0 && access.sliceCount != 0
+               ? l.sliceCount != access.sliceCount
+               : l.slicePitch != access.slicePitch)
     what = "slice pitch '" + access.slicePitch + "' here, '" + l.slicePitch +
            "' before";
   if (what.empty())
@@ -268,12 +328,30 @@ std::optional<ArrayAccess> UpdateTranslator::analyzeAccess(const Expr *expr) {
   if (k == scope.dims) {
     if (!mapSubscripts(indices, indexExprs, access, name))
       return std::nullopt;
-    if (k >= 2)
-      access.rowPitch = std::to_string(ctx.getConstantArrayElementCount(
-          cast<ConstantArrayType>(rowTypes.back().getCanonicalType())));
-    if (k == 3)
-      access.slicePitch = std::to_string(ctx.getConstantArrayElementCount(
-          cast<ConstantArrayType>(rowTypes.front().getCanonicalType())));
+    // The pitches as the declaration spells them (`N`, `NY * NZ`), so that
+    // the rewritten source follows the sizes it is built with; where a
+    // macro writes the whole declarator (PolyBench's POLYBENCH_2D), as
+    // sizeof A[0] / sizeof A[0][0], which the compiler evaluates just so.
+    std::vector<std::string> extents = writtenExtents(var, k, ctx);
+    std::string zeros = name;
+    std::vector<std::string> sub; // name[0], name[0][0], ...
+    for (unsigned i = 0; i < k; ++i)
+      sub.push_back(zeros += "[0]");
+    auto bySizeof = [&](unsigned level) {
+      return "(sizeof " + sub[level] + " / sizeof " + sub[k - 1] + ")";
+    };
+    if (k >= 2) {
+      access.rowCount = ctx.getConstantArrayElementCount(
+          cast<ConstantArrayType>(rowTypes.back().getCanonicalType()));
+      access.rowPitch = extents.empty() ? bySizeof(k - 2) : extents[k - 1];
+    }
+    if (k == 3) {
+      access.sliceCount = ctx.getConstantArrayElementCount(
+          cast<ConstantArrayType>(rowTypes.front().getCanonicalType()));
+      access.slicePitch = extents.empty() ? bySizeof(0)
+                                          : parenthesize(extents[1]) + " * " +
+                                                parenthesize(extents[2]);
+    }
   } else if (!mapLinear(indices[0], indexExprs[0], access, name)) {
     return std::nullopt;
   }

@@ -62,6 +62,9 @@ struct ArrayAccess {
   std::array<int64_t, 3> offset{0, 0, 0};
   unsigned subscripts = 1;
   std::string rowPitch, slicePitch;
+  /// For C arrays, the pitches' values in this build: two arrays of one
+  /// shape have one layout though their pitches are spelled by their names.
+  int64_t rowCount = 0, sliceCount = 0;
   std::string cType; ///< float or double
 };
 
@@ -69,6 +72,7 @@ struct ArrayAccess {
 struct ArrayLayout {
   unsigned subscripts = 1;
   std::string rowPitch, slicePitch;
+  int64_t rowCount = 0, sliceCount = 0;
   const clang::Expr *firstAccess = nullptr;
 };
 
