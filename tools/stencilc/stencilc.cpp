@@ -20,17 +20,18 @@
 #include "stencilc/Transforms/LayoutSearch.h"
 #include "stencilc/Transforms/Passes.h"
 
+#include "Driver.h"
 #include "Tune.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
-#include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/MemoryBuffer.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -181,6 +182,18 @@ cl::opt<std::string> nvccOpt(
     "nvcc", cl::init(""), cl::value_desc("path"), cl::cat(modelCat),
     cl::desc("The nvcc --tune uses (default: $STENCILC_NVCC, else nvcc on "
              "PATH)"));
+
+// Bounds on the cost model's layout search, for the options fuzzer
+// (test/fuzz/OptionsFuzzer.cpp), which keeps each input fast under the
+// sanitizers with them; not for users, so hidden.
+cl::opt<int> searchMaxSteps(
+    "layout-search-max-steps", cl::init(0), cl::Hidden,
+    cl::desc("Largest fusion depth the cost model's layout search tries "
+             "(0: every depth with t * r <= 8)"));
+cl::opt<int> searchMaxR(
+    "layout-search-max-r", cl::init(8), cl::Hidden,
+    cl::desc("Largest layout-morph r1 and r2 the cost model's layout search "
+             "tries"));
 
 cl::OptionCategory passCat("Passes");
 
@@ -439,6 +452,8 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
                  : s.hints.tf32 && *s.hints.tf32 ? Precision::TF32
                                                  : Precision::Exact;
   mo.target = req.target;
+  mo.searchMaxSteps = std::max(0, searchMaxSteps.getValue());
+  mo.searchMaxR = std::clamp(searchMaxR.getValue(), 1, 8);
   bool tensor = req.target && *req.target != Target::CudaCore;
   // An explicit tensor-core target without --layout means decompose (the
   // layout the model may choose only under --target=auto), so that
@@ -907,27 +922,31 @@ int compile(DiagnosticEngine &diags) {
 
 } // namespace
 
-int main(int argc, char **argv) {
-  llvm::InitLLVM init(argc, argv);
+int stencilc::runStencilc(int argc, const char *const *argv,
+                          llvm::raw_ostream *errs) {
+  // A second run in the same process starts from the defaults.
+  cl::ResetAllOptionOccurrences();
   cl::HideUnrelatedOptions({&outputCat, &codegenCat, &modelCat, &passCat});
   cl::SetVersionPrinter(printVersion);
-  cl::ParseCommandLineOptions(
-      argc, argv,
-      "stencilc: compile a stencil (.st) to CUDA C++\n\n"
-      "  stencilc heat.st -o heat.cu      writes heat.cu and heat.h\n"
-      "  stencilc heat.st --emit=ir       prints the Stencil IR\n"
-      "  stencilc heat.st --emit=matrix --passes=temporal-fusion{steps=7},"
-      "sptc-spider\n"
-      "                                   prints the tensor-core "
-      "MatrixProgram\n"
-      "  stencilc heat.st -o heat.cu -MD --write-if-changed\n"
-      "                                   also writes the depfile heat.d, and "
-      "leaves\n"
-      "                                   unchanged outputs untouched\n\n"
-      "Exit status: 0 on success, 1 on any error in the input or the "
-      "options; on error no output file is written.\n");
+  if (!cl::ParseCommandLineOptions(
+          argc, argv,
+          "stencilc: compile a stencil (.st) to CUDA C++\n\n"
+          "  stencilc heat.st -o heat.cu      writes heat.cu and heat.h\n"
+          "  stencilc heat.st --emit=ir       prints the Stencil IR\n"
+          "  stencilc heat.st --emit=matrix --passes=temporal-fusion{steps=7},"
+          "sptc-spider\n"
+          "                                   prints the tensor-core "
+          "MatrixProgram\n"
+          "  stencilc heat.st -o heat.cu -MD --write-if-changed\n"
+          "                                   also writes the depfile heat.d, and "
+          "leaves\n"
+          "                                   unchanged outputs untouched\n\n"
+          "Exit status: 0 on success, 1 on any error in the input or the "
+          "options; on error no output file is written.\n",
+          errs))
+    return 1;
   llvm::SourceMgr sourceMgr;
-  DiagnosticEngine diags(sourceMgr);
+  DiagnosticEngine diags(sourceMgr, errs ? *errs : llvm::errs());
   int rc = compile(diags);
   return rc != 0 || diags.hasErrors() ? 1 : 0;
 }

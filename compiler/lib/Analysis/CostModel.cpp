@@ -430,6 +430,8 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
   if (linear && (!o.target || *o.target != Target::CudaCore)) {
     LayoutSearchOptions lo;
     lo.arch = arch;
+    lo.maxSteps = o.searchMaxSteps;
+    lo.maxR = o.searchMaxR;
     searched = searchLayouts(s, lo, quiet);
   }
   for (Target target : {Target::TensorCore, Target::SparseTensorCore}) {
@@ -494,7 +496,10 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     st.r1 = 4;
     st.r2 = s.dims == 1 ? 1 : 4;
     Stencil copy = s;
-    buildTensorCoreProgram(copy, st, arch, diags);
+    // A program that builds can still be refused by the kernel's plan
+    // (shared memory): tensorCoreCandidate asked it quietly.
+    if (buildTensorCoreProgram(copy, st, arch, diags))
+      planTensorCore(copy, diags);
   }
   if (diags.errorCount() == before)
     diags.error(s.loc, "internal error: no strategy could be built for "

@@ -1929,6 +1929,13 @@ std::string headerGuardName(const std::string &header) {
   return g;
 }
 
+/// The most CUDA source one stencil's kernels may take. nvcc's time grows
+/// faster than the size of unrolled code: on the 2-core CI machine, under
+/// load, it took 39 s for the 612 KB of a 3-D box of radius 3 and 137 s
+/// for the 1.29 MB of radius 4, so 1 MiB keeps a stencil near a minute.
+/// The largest example, dsl-examples/box-3d27p.st, prints 122 KB.
+constexpr size_t kMaxStencilSourceBytes = 1024 * 1024;
+
 } // namespace
 
 std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
@@ -2011,9 +2018,26 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   c.line("#endif");
   c.blank();
   for (size_t i = 0; i < module.stencils.size(); ++i) {
-    StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, c);
+    const Stencil &s = module.stencils[i];
+    size_t before = c.str().size();
+    StencilEmitter e(s, plans[i], tcPlans[i], opts, c);
     e.emitSource();
     c.blank();
+    // The kernels unroll every tap of a step, once per code path: a 3-D
+    // box of radius 8 (4913 taps) printed 8.7 MB that nvcc compiles for
+    // many minutes. Such code is refused rather than written.
+    size_t bytes = c.str().size() - before;
+    if (bytes > kMaxStencilSourceBytes) {
+      diags.error(s.loc,
+                  fmt::format("the CUDA of stencil '{}' would be {} KiB, more "
+                              "than the {} KiB that nvcc compiles in about a "
+                              "minute, as its kernels unroll every tap; use a "
+                              "smaller radius, --fuse=1 or a tensor-core "
+                              "--target",
+                              s.name, (bytes + 1023) / 1024,
+                              kMaxStencilSourceBytes / 1024));
+      return std::nullopt;
+    }
   }
   if (opts.emitMain) {
     for (size_t i = 0; i < module.stencils.size(); ++i) {

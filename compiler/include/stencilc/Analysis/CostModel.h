@@ -113,6 +113,12 @@ struct CostModelOptions {
   std::optional<int> steps;
   std::optional<Target> target;
   std::optional<MatrixLayout> layout;
+  /// Bounds on the layout search that picks each tensor-core layout's
+  /// depth and (r1, r2): LayoutSearchOptions' maxSteps (0: every depth
+  /// with t * r <= 8) and maxR. The fuzzer lowers them so that an input
+  /// takes milliseconds, not seconds, under the sanitizers.
+  int searchMaxSteps = 0;
+  int searchMaxR = 8;
 };
 
 /// Every candidate for `stencil` (CUDA cores at t in {1,2,3,4,6,8} with
