@@ -494,7 +494,10 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     st.r1 = 4;
     st.r2 = s.dims == 1 ? 1 : 4;
     Stencil copy = s;
-    buildTensorCoreProgram(copy, st, arch, diags);
+    // The plan can refuse a program that builds (a coefficient its operand
+    // type cannot hold).
+    if (buildTensorCoreProgram(copy, st, arch, diags))
+      planTensorCore(copy, diags);
   }
   if (diags.errorCount() == before)
     diags.error(s.loc, "internal error: no strategy could be built for "

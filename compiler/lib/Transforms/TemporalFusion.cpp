@@ -57,10 +57,11 @@ bool stencilc::fuseTemporally(Stencil &s, int steps,
   }
 
   // The fused coefficients are folded in double where they are constant,
-  // and the kernel holds them in the compute type: products of `steps`
+  // and the tensor cores hold them in their operand type, which has the
+  // range of the element type (tf32 that of f32): products of `steps`
   // coefficients may overflow it although each one fits
-  // (Frontend/Values.h). Automatic fusion then tries fewer steps.
-  ElemType comp = computeType(s.elemType);
+  // (docs/language.md §4.7). Automatic fusion then tries fewer steps.
+  ElemType operand = s.elemType;
   std::vector<int> coeffs;
   for (const auto &[o, c] : current)
     coeffs.push_back(c);
@@ -68,12 +69,13 @@ bool stencilc::fuseTemporally(Stencil &s, int steps,
   for (size_t i = 0; i < live.size(); ++i) {
     double v = s.graph[i].value;
     if (live[i] && s.graph[i].op == Op::Const &&
-        !(std::isfinite(v) && std::isfinite(roundTo(comp, v)))) {
+        !isFiniteIn(operand, v)) {
       diags.error(s.loc, "temporal fusion of stencil '" + s.name + "' over " +
                              llvm::Twine(steps) +
                              " steps makes a coefficient that is not finite "
-                             "in " + elemTypeName(comp) +
-                             ", its compute type; fuse fewer steps");
+                             "in " + elemTypeName(operand) +
+                             ", the operand type of its tensor cores; fuse "
+                             "fewer steps");
       return false;
     }
   }

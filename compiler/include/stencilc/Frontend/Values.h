@@ -21,13 +21,6 @@
 
 namespace stencilc {
 
-/// The largest finite value of `t`, as text with enough digits to name it
-/// ("65504", "3.40282347e+38").
-std::string largestFiniteText(ElemType t);
-
-/// True when `v` rounded to `t` is finite.
-bool isFiniteIn(ElemType t, double v);
-
 /// The error for a constant expression that folds to `v`, infinity or NaN.
 std::string constantNotFinite(double v);
 
