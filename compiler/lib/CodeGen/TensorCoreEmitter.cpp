@@ -183,7 +183,8 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
                 "coefficient " + formatNumber(n.value) + " of stencil '" +
                     s.name + "' is not finite in " + elemTypeName(s.elemType) +
                     ", the operand type of its tensor cores (largest finite "
-                    "value " + largestFiniteText(s.elemType) +
+                    "value " +
+                    largestFiniteText(s.elemType) +
                     "); use --target=cuda-core");
     return std::nullopt;
   }

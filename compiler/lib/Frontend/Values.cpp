@@ -4,7 +4,6 @@
 #include "stencilc/IR/IRPrinter.h"
 
 #include <cmath>
-#include <cstdio>
 
 using namespace stencilc;
 
@@ -70,8 +69,8 @@ void ValueChecker::checkDirichlet() {
         continue;
       diags.error(b.valueLoc, "the value of the dirichlet boundary of grid '" +
                                   g.name + "', " + valueText(b.value) +
-                                  ", is not finite in " +
-                                  elemTypeName(g.type) + range(g.type));
+                                  ", is not finite in " + elemTypeName(g.type) +
+                                  range(g.type));
       reported = b.valueLoc;
     }
   }

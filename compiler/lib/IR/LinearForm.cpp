@@ -93,8 +93,8 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
                                             Op::Mul, node.loc)
                                     : *rhs;
       for (const auto &[k, coeff] : r.taps)
-        f.taps[k] = addOpt(graph, f.taps.count(k) ? f.taps[k] : -1, coeff,
-                           node.loc);
+        f.taps[k] =
+            addOpt(graph, f.taps.count(k) ? f.taps[k] : -1, coeff, node.loc);
       f.constant = addOpt(graph, f.constant, r.constant, node.loc);
       break;
     }
