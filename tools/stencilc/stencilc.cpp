@@ -13,6 +13,7 @@
 #include "stencilc/Analysis/Explain.h"
 #include "stencilc/CodeGen/CudaEmitter.h"
 #include "stencilc/Frontend/Compile.h"
+#include "stencilc/Frontend/Values.h"
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/Support/AtomicWrite.h"
 #include "stencilc/Support/Diagnostics.h"
@@ -810,9 +811,12 @@ int compile(DiagnosticEngine &diags) {
     std::optional<Module> module = compileBuffer(buffer, diags);
     if (!module)
       return 1;
-    if (typeOverride)
+    if (typeOverride) {
       for (Stencil &s : module->stencils)
         s.setElemType(*typeOverride);
+      if (!checkValuesFit(*module, diags, "--type=" + typeOpt))
+        return 1;
+    }
     if (!pipeline.empty()) {
       PipelineOptions popts;
       popts.printIRAfterAll = printIRAfterAll;

@@ -497,7 +497,8 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     st.r2 = s.dims == 1 ? 1 : 4;
     Stencil copy = s;
     // A program that builds can still be refused by the kernel's plan
-    // (shared memory): tensorCoreCandidate asked it quietly.
+    // (shared memory, or a coefficient its operand type cannot hold):
+    // tensorCoreCandidate asked it quietly.
     if (buildTensorCoreProgram(copy, st, arch, diags))
       planTensorCore(copy, diags);
   }

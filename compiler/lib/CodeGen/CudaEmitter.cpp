@@ -56,22 +56,26 @@ std::string paramFieldType(ElemType t) {
   return t == ElemType::F64 ? "double" : "float";
 }
 
+/// Makes a C++ floating literal of a number printed with %g: "2" is an int.
 std::string ensureFraction(std::string s) {
-  if (s.find_first_of(".eEni") == std::string::npos)
+  if (s.find_first_of(".eE") == std::string::npos)
     s += ".0";
   return s;
 }
 
-/// A literal that reads back to exactly `v` in the given type.
-std::string literal(double v, bool asFloat) {
-  if (std::isnan(v))
-    return asFloat ? "(__int_as_float(0x7fc00000))" : "(0.0 / 0.0)";
-  if (std::isinf(v))
-    return std::string(v < 0 ? "(-" : "(") +
-           (asFloat ? "__int_as_float(0x7f800000))" : "1.0 / 0.0)");
+/// A decimal literal that reads back to exactly `v` in the given type
+/// (float when `asFloat`, else double): the fewest digits that round-trip,
+/// so subnormals and -0.0 keep their value. Nullopt when `v` is not finite
+/// in that type; C++ has no literal for infinity or NaN, and Sema rejects
+/// such values (Frontend/Values.h), so that is an internal error.
+std::optional<std::string> literalText(double v, bool asFloat) {
+  if (!std::isfinite(v))
+    return std::nullopt;
   if (!asFloat)
     return ensureFraction(formatNumber(v));
   float f = static_cast<float>(v);
+  if (!std::isfinite(f))
+    return std::nullopt;
   char buf[64];
   for (int prec = 1; prec <= 9; ++prec) {
     std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(f));
@@ -104,8 +108,21 @@ public:
   void emitHeaderDecls();
   void emitSource();
   void emitDriverProblem();
+  /// A value that had no literal in its type, if the emitter met one.
+  std::optional<double> nonFiniteValue() const { return nonFinite; }
 
 private:
+  /// literalText, or a placeholder after recording the value: emitCuda then
+  /// reports an internal error and writes nothing.
+  std::string literal(double v, bool asFloat) {
+    std::optional<std::string> text = literalText(v, asFloat);
+    if (text)
+      return *text;
+    if (!nonFinite)
+      nonFinite = v;
+    return "0";
+  }
+
   /// Joins f(a) for every axis with `sep`.
   std::string axes(const std::function<std::string(int)> &f,
                    const std::string &sep = ", ") const {
@@ -185,6 +202,7 @@ private:
   const bool compFloat;
   const std::string comp;
   std::vector<int> updated, readOnly;
+  std::optional<double> nonFinite;
 };
 
 std::string StencilEmitter::entrySignature(bool internalNames) const {
@@ -1941,6 +1959,20 @@ constexpr size_t kMaxStencilSourceBytes = 2 * 1024 * 1024;
 
 } // namespace
 
+/// False, after an internal error, when the emitter met a value with no
+/// literal: the checks of Frontend/Values.h missed it.
+static bool checkLiterals(const StencilEmitter &e, const Stencil &s,
+                          DiagnosticEngine &diags) {
+  std::optional<double> v = e.nonFiniteValue();
+  if (!v)
+    return true;
+  diags.error(s.loc, "internal error: stencil '" + s.name + "' holds " +
+                         formatNumber(*v) +
+                         ", which has no literal in its type; the generated "
+                         "code would not compile");
+  return false;
+}
+
 std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
                                              const CudaOptions &opts,
                                              DiagnosticEngine &diags) {
@@ -1985,6 +2017,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   for (size_t i = 0; i < module.stencils.size(); ++i) {
     StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, h);
     e.emitHeaderDecls();
+    if (!checkLiterals(e, module.stencils[i], diags))
+      return std::nullopt;
     h.blank();
   }
   h.line("#endif // {}", guard);
@@ -2025,6 +2059,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
     size_t before = c.str().size();
     StencilEmitter e(s, plans[i], tcPlans[i], opts, c);
     e.emitSource();
+    if (!checkLiterals(e, module.stencils[i], diags))
+      return std::nullopt;
     c.blank();
     // The kernels unroll every tap of a step, once per code path: a 3-D
     // box of radius 8 (4913 taps) printed 8.7 MB that nvcc compiles for
@@ -2046,6 +2082,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
     for (size_t i = 0; i < module.stencils.size(); ++i) {
       StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, c);
       e.emitDriverProblem();
+      if (!checkLiterals(e, module.stencils[i], diags))
+        return std::nullopt;
       c.blank();
     }
     auto fn = c.scope("int main(int argc, char **argv)");

@@ -1,6 +1,7 @@
 //===- TensorCoreEmitter.cpp - mma / mma.sp kernels from a MatrixProgram --===//
 
 #include "stencilc/CodeGen/TensorCoreEmitter.h"
+#include "stencilc/IR/IRPrinter.h"
 #include "stencilc/IR/MatrixEmulator.h"
 
 #include <algorithm>
@@ -167,6 +168,24 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
   if (!isSupportedShape(p.packed->shape)) {
     diags.error(s.loc, "internal error: no tensor-core code for the shape " +
                            p.packed->shape.name());
+    return std::nullopt;
+  }
+  // A holds the coefficients in the operand type, which has the range of
+  // the element type (tf32 that of f32), narrower than the compute type for
+  // f16: a coefficient the CUDA cores would compute with can overflow here
+  // (docs/language.md §4.7).
+  for (int v : p.packed->slots) {
+    if (v < 0 || s.graph[v].op != Op::Const ||
+        isFiniteIn(s.elemType, s.graph[v].value))
+      continue;
+    const Node &n = s.graph[v];
+    diags.error(n.loc.isValid() ? n.loc : s.loc,
+                "coefficient " + formatNumber(n.value) + " of stencil '" +
+                    s.name + "' is not finite in " + elemTypeName(s.elemType) +
+                    ", the operand type of its tensor cores (largest finite "
+                    "value " +
+                    largestFiniteText(s.elemType) +
+                    "); use --target=cuda-core");
     return std::nullopt;
   }
   TensorCorePlan plan;

@@ -1,6 +1,7 @@
 //===- Sema.cpp - Name resolution, checking and lowering to IR ------------===//
 
 #include "stencilc/Frontend/Sema.h"
+#include "stencilc/Frontend/Values.h"
 #include "stencilc/IR/LinearForm.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -80,6 +81,9 @@ private:
   std::optional<int64_t> integerValue(const Expr &e);
 
   int lower(const Expr &e);
+  /// `node`, or -1 after an error when lowering `e` folded it to infinity
+  /// or NaN.
+  int checkFolded(int node, const Expr &e);
   int lowerRef(const Expr &e);
   int lowerIndex(const Expr &e);
   int lowerCall(const Expr &e);
@@ -249,7 +253,7 @@ void StencilSema::declareParam(const Decl &d) {
   }
   if (!declare(n, SymKind::Param, static_cast<int>(s.params.size())))
     return;
-  s.params.push_back(Param{n.text, n.loc, *type, *v});
+  s.params.push_back(Param{n.text, n.loc, *type, *v, d.value->loc});
 }
 
 /// An integer literal, optionally signed, whose value is exact in a double
@@ -290,6 +294,7 @@ void StencilSema::applyBoundary(const Decl &d) {
         return;
       }
       b.value = *v;
+      b.valueLoc = spec.args[0]->loc;
     } else if (kind == "periodic" || kind == "clamp" || kind == "fixed") {
       b.kind = kind == "periodic" ? BoundaryKind::Periodic
                : kind == "clamp"  ? BoundaryKind::Clamp
@@ -691,6 +696,16 @@ int StencilSema::lowerCall(const Expr &e) {
   return -1;
 }
 
+int StencilSema::checkFolded(int node, const Expr &e) {
+  if (node < 0 || s.graph[node].op != Op::Const ||
+      std::isfinite(s.graph[node].value))
+    return node;
+  // Its operands were finite, or lowering them would have failed: this is
+  // where the fold left the finite numbers.
+  diags.error(e.loc, constantNotFinite(s.graph[node].value));
+  return -1;
+}
+
 int StencilSema::lower(const Expr &e) {
   switch (e.kind) {
   case ExprKind::Number:
@@ -703,7 +718,7 @@ int StencilSema::lower(const Expr &e) {
     int x = lower(*e.args[0]);
     if (x < 0 || e.op == '+')
       return x;
-    return s.graph.unary(Op::Neg, x, e.loc);
+    return checkFolded(s.graph.unary(Op::Neg, x, e.loc), e);
   }
   case ExprKind::Binary: {
     int a = lower(*e.args[0]);
@@ -716,10 +731,10 @@ int StencilSema::lower(const Expr &e) {
             : e.op == '-' ? Op::Sub
             : e.op == '*' ? Op::Mul
                           : Op::Div;
-    return s.graph.binary(op, a, b, e.loc);
+    return checkFolded(s.graph.binary(op, a, b, e.loc), e);
   }
   case ExprKind::Call:
-    return lowerCall(e);
+    return checkFolded(lowerCall(e), e);
   case ExprKind::List:
     diags.error(e.loc, "a weight table [...] is only allowed as the last "
                        "argument of box or star");
@@ -883,6 +898,8 @@ std::optional<Module> stencilc::lowerToIR(const ast::Module &module,
     out.stencils.emplace_back();
     StencilSema sema(diags, out.stencils.back());
     sema.run(decl);
+    // After lowering, so that the linear forms' coefficients are checked too.
+    checkValuesFit(out.stencils.back(), diags);
   }
   if (diags.hasErrors())
     return std::nullopt;

@@ -4,8 +4,10 @@
 
 #include "llvm/ADT/StringSwitch.h"
 
+#include <cfloat>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
 
 using namespace stencilc;
@@ -106,4 +108,32 @@ double stencilc::roundTo(ElemType t, double x) {
     return x;
   }
   return x;
+}
+
+std::string stencilc::largestFiniteText(ElemType t) {
+  // The largest finite value is the largest significand at the largest
+  // exponent: (2 - 2^(1-p)) * 2^emax with p significand bits.
+  double max = 0;
+  switch (t) {
+  case ElemType::F16:
+    max = std::ldexp(2.0 - std::ldexp(1.0, -10), 15);
+    break;
+  case ElemType::BF16:
+    max = std::ldexp(2.0 - std::ldexp(1.0, -7), 127);
+    break;
+  case ElemType::F32:
+    max = FLT_MAX;
+    break;
+  case ElemType::F64:
+    max = DBL_MAX;
+    break;
+  }
+  char buf[64];
+  // Nine digits name any f32 (and so f16 and bf16) value, 17 any double.
+  std::snprintf(buf, sizeof buf, "%.*g", t == ElemType::F64 ? 17 : 9, max);
+  return buf;
+}
+
+bool stencilc::isFiniteIn(ElemType t, double v) {
+  return std::isfinite(v) && std::isfinite(roundTo(t, v));
 }

@@ -18,12 +18,15 @@ struct Affine {
 };
 } // namespace
 
-static int addOpt(ExprGraph &g, int a, int b) {
+// The helpers below take the location of the operation they extract, so a
+// coefficient that folds to a value the compute type cannot hold is reported
+// there (Frontend/Values.h).
+static int addOpt(ExprGraph &g, int a, int b, llvm::SMLoc loc) {
   if (a < 0)
     return b;
   if (b < 0)
     return a;
-  return g.binary(Op::Add, a, b);
+  return g.binary(Op::Add, a, b, loc);
 }
 
 static bool isConst(const ExprGraph &g, int node, double v) {
@@ -32,22 +35,23 @@ static bool isConst(const ExprGraph &g, int node, double v) {
 
 /// coeff op c, without the multiplications by one that tap extraction would
 /// otherwise leave in every coefficient (x * 1 and x / 1 are exact).
-static int combine(ExprGraph &g, int coeff, int c, Op op) {
+static int combine(ExprGraph &g, int coeff, int c, Op op, llvm::SMLoc loc) {
   if (isConst(g, c, 1.0))
     return coeff;
   if (op == Op::Mul && isConst(g, coeff, 1.0))
     return c;
   if (op == Op::Mul && isConst(g, c, -1.0))
-    return g.unary(Op::Neg, coeff);
-  return g.binary(op, coeff, c);
+    return g.unary(Op::Neg, coeff, loc);
+  return g.binary(op, coeff, c, loc);
 }
 
-static Affine scale(ExprGraph &g, const Affine &f, int c, Op op) {
+static Affine scale(ExprGraph &g, const Affine &f, int c, Op op,
+                    llvm::SMLoc loc) {
   Affine out;
   for (const auto &[k, coeff] : f.taps)
-    out.taps[k] = combine(g, coeff, c, op);
+    out.taps[k] = combine(g, coeff, c, op, loc);
   if (f.constant >= 0)
-    out.constant = combine(g, f.constant, c, op);
+    out.constant = combine(g, f.constant, c, op, loc);
   return out;
 }
 
@@ -78,7 +82,7 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
     case Op::Neg:
       if (!lhs)
         return std::nullopt;
-      f = scale(graph, *lhs, graph.constant(-1.0), Op::Mul);
+      f = scale(graph, *lhs, graph.constant(-1.0), Op::Mul, node.loc);
       break;
     case Op::Add:
     case Op::Sub: {
@@ -86,27 +90,28 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
         return std::nullopt;
       f = *lhs;
       Affine r = node.op == Op::Sub ? scale(graph, *rhs, graph.constant(-1.0),
-                                            Op::Mul)
+                                            Op::Mul, node.loc)
                                     : *rhs;
       for (const auto &[k, coeff] : r.taps)
-        f.taps[k] = addOpt(graph, f.taps.count(k) ? f.taps[k] : -1, coeff);
-      f.constant = addOpt(graph, f.constant, r.constant);
+        f.taps[k] =
+            addOpt(graph, f.taps.count(k) ? f.taps[k] : -1, coeff, node.loc);
+      f.constant = addOpt(graph, f.constant, r.constant, node.loc);
       break;
     }
     case Op::Mul:
       if (!lhs || !rhs)
         return std::nullopt;
       if (lhs->taps.empty())
-        f = scale(graph, *rhs, lhs->constant, Op::Mul);
+        f = scale(graph, *rhs, lhs->constant, Op::Mul, node.loc);
       else if (rhs->taps.empty())
-        f = scale(graph, *lhs, rhs->constant, Op::Mul);
+        f = scale(graph, *lhs, rhs->constant, Op::Mul, node.loc);
       else
         return std::nullopt;
       break;
     case Op::Div:
       if (!lhs || !rhs || !rhs->taps.empty())
         return std::nullopt;
-      f = scale(graph, *lhs, rhs->constant, Op::Div);
+      f = scale(graph, *lhs, rhs->constant, Op::Div, node.loc);
       break;
     default:
       // min, max, sqrt, abs and pow of a grid read are not affine.

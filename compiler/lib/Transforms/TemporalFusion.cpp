@@ -2,6 +2,7 @@
 
 #include "stencilc/Transforms/TemporalFusion.h"
 
+#include <cmath>
 #include <map>
 
 using namespace stencilc;
@@ -52,6 +53,30 @@ bool stencilc::fuseTemporally(Stencil &s, int steps,
       int sum = s.graph.balancedSum(list);
       if (!isZero(s.graph, sum))
         current[o] = sum;
+    }
+  }
+
+  // The fused coefficients are folded in double where they are constant,
+  // and the kernel computes with them in the compute type: products of
+  // `steps` coefficients may overflow it although each one fits
+  // (docs/language.md §4.7). Automatic fusion then tries fewer steps. The
+  // operand type of the tensor cores, narrower for f16, is planTensorCore's
+  // to check: --emit=matrix shows such programs too.
+  ElemType comp = computeType(s.elemType);
+  std::vector<int> coeffs;
+  for (const auto &[o, c] : current)
+    coeffs.push_back(c);
+  std::vector<bool> live = s.graph.reachable(coeffs);
+  for (size_t i = 0; i < live.size(); ++i) {
+    double v = s.graph[i].value;
+    if (live[i] && s.graph[i].op == Op::Const && !isFiniteIn(comp, v)) {
+      diags.error(s.loc, "temporal fusion of stencil '" + s.name + "' over " +
+                             llvm::Twine(steps) +
+                             " steps makes a coefficient that is not finite "
+                             "in " +
+                             elemTypeName(comp) +
+                             ", its compute type; fuse fewer steps");
+      return false;
     }
   }
 

@@ -12,6 +12,7 @@
 #include "llvm/ADT/StringRef.h"
 
 #include <optional>
+#include <string>
 
 namespace stencilc {
 
@@ -31,6 +32,11 @@ double unitRoundoff(ElemType t);
 /// a conversion on the GPU does.
 double roundTo(ElemType t, double x);
 float roundToHalf(float x);
+/// True when `x` rounded to `t` is finite.
+bool isFiniteIn(ElemType t, double x);
+/// The largest finite value of `t`, as text with enough digits to name it
+/// ("65504", "3.40282347e+38").
+std::string largestFiniteText(ElemType t);
 float roundToBFloat16(float x);
 
 } // namespace stencilc

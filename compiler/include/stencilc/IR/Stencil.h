@@ -45,6 +45,7 @@ llvm::StringRef boundaryKindName(BoundaryKind k);
 struct AxisBoundary {
   BoundaryKind kind = BoundaryKind::Dirichlet;
   double value = 0; ///< Dirichlet only.
+  llvm::SMLoc valueLoc; ///< Dirichlet only: where the value is written.
 };
 
 struct Grid {
@@ -63,6 +64,7 @@ struct Param {
   llvm::SMLoc loc;
   ElemType type = ElemType::F32;
   double defaultValue = 0;
+  llvm::SMLoc valueLoc; ///< Where the default value is written.
 };
 
 enum class Op : uint8_t {
