@@ -1948,9 +1948,9 @@ std::string headerGuardName(const std::string &header) {
 }
 
 /// The most CUDA source one stencil's kernels may take. nvcc's time grows
-/// faster than the size of unrolled code (on the 2-core CI machine, under
-/// load: 39 s for the 612 KB of a 3-D box of radius 3, 137 s for the 1.29 MB
-/// of radius 4). 2 MiB keeps every shape of the AN5D suite (radius 1 to 4,
+/// faster than the size of unrolled code: on the GPU machine's host, alone,
+/// 91 s for the 1.29 MB of an f32 3-D box of radius 4 and 294 s for the
+/// 2.35 MB of radius 5 (docs/benchmarks.md, session 11). 2 MiB keeps every shape of the AN5D suite (radius 1 to 4,
 /// 2-D and 3-D; box3d4r in f32 prints 1.24 MB) compiling as before, and
 /// refuses the multi-MB sources of 3-D boxes of radius 5 and more (2.3 MB
 /// at radius 5, 8.7 MB at radius 8) until their kernels loop over the taps
