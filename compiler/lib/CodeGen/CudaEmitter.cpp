@@ -1950,11 +1950,11 @@ std::string headerGuardName(const std::string &header) {
 /// The most CUDA source one stencil's kernels may take. nvcc's time grows
 /// faster than the size of unrolled code: on the GPU machine's host, alone,
 /// 91 s for the 1.29 MB of an f32 3-D box of radius 4 and 294 s for the
-/// 2.35 MB of radius 5 (docs/benchmarks.md, session 11). 2 MiB keeps every shape of the AN5D suite (radius 1 to 4,
-/// 2-D and 3-D; box3d4r in f32 prints 1.24 MB) compiling as before, and
-/// refuses the multi-MB sources of 3-D boxes of radius 5 and more (2.3 MB
-/// at radius 5, 8.7 MB at radius 8) until their kernels loop over the taps
-/// instead of unrolling them.
+/// 2.35 MB of radius 5 (docs/benchmarks.md, session 11). 2 MiB keeps every
+/// shape of the AN5D suite (radius 1 to 4, 2-D and 3-D; box3d4r in f32
+/// prints 1.24 MB) compiling as before, and refuses the multi-MB sources of
+/// 3-D boxes of radius 5 and more (2.3 MB at radius 5, 8.7 MB at radius 8)
+/// until their kernels loop over the taps instead of unrolling them.
 constexpr size_t kMaxStencilSourceBytes = 2 * 1024 * 1024;
 
 } // namespace
@@ -2067,14 +2067,19 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
     // many minutes. Such code is refused rather than written.
     size_t bytes = c.str().size() - before;
     if (bytes > kMaxStencilSourceBytes) {
+      // Fewer fused steps help only where the pass fuses several; tensor
+      // cores only in the 16-bit types (or under --precision=tf32).
       diags.error(s.loc,
                   fmt::format("the CUDA of stencil '{}' would be {} KiB, more "
                               "than the {} KiB that stencilc writes for one "
                               "stencil, as its kernels unroll every tap; use a "
-                              "smaller radius, --fuse=1 or a tensor-core "
-                              "--target",
+                              "smaller radius{}",
                               s.name, (bytes + 1023) / 1024,
-                              kMaxStencilSourceBytes / 1024));
+                              kMaxStencilSourceBytes / 1024,
+                              plans[i].fuse > 1
+                                  ? " or fewer fused steps (--fuse=1)"
+                                  : ", or f16/bf16 on tensor cores "
+                                    "(--target=sptc)"));
       return std::nullopt;
     }
   }
