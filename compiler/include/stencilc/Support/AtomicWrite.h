@@ -187,13 +187,17 @@ inline std::error_code writeInPlace(llvm::StringRef path,
 inline bool writeFilesAtomically(
     const std::vector<std::pair<std::string, std::string>> &files,
     const std::function<void(const llvm::Twine &)> &error) {
-  // A target that is a directory would fail only at its rename, after
-  // others were renamed into place: refuse it before writing anything.
-  for (const auto &file : files)
-    if (outputKind(file.first) == OutputKind::Directory) {
+  // Each output is classified once. A target that is a directory would
+  // fail only at its rename, after others were renamed into place: refuse
+  // it before writing anything.
+  std::vector<OutputKind> kinds;
+  for (const auto &file : files) {
+    kinds.push_back(outputKind(file.first));
+    if (kinds.back() == OutputKind::Directory) {
       error("cannot write '" + file.first + "': Is a directory");
       return false;
     }
+  }
   struct Pending {
     std::string temp, target;
   };
@@ -204,8 +208,9 @@ inline bool writeFilesAtomically(
       llvm::sys::fs::remove(p.temp);
     return false;
   };
-  for (const auto &[path, text] : files) {
-    if (outputKind(path) == OutputKind::InPlace)
+  for (size_t i = 0; i < files.size(); ++i) {
+    const auto &[path, text] = files[i];
+    if (kinds[i] == OutputKind::InPlace)
       continue;
     // Through a symbolic link, the link stays and its target is replaced
     // (or created, where the link dangles).
@@ -229,10 +234,10 @@ inline bool writeFilesAtomically(
       return fail(path, why);
     }
   }
-  for (const auto &[path, text] : files)
-    if (outputKind(path) == OutputKind::InPlace)
-      if (std::error_code ec = writeInPlace(path, text))
-        return fail(path, ec.message());
+  for (size_t i = 0; i < files.size(); ++i)
+    if (kinds[i] == OutputKind::InPlace)
+      if (std::error_code ec = writeInPlace(files[i].first, files[i].second))
+        return fail(files[i].first, ec.message());
   for (size_t i = 0; i < renames.size(); ++i)
     if (std::error_code ec =
             llvm::sys::fs::rename(renames[i].temp, renames[i].target))
