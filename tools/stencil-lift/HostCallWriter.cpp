@@ -18,26 +18,6 @@ using namespace stencil_lift;
 
 namespace {
 
-/// Whether the whole of `text` is one parenthesized expression.
-bool isParenthesized(const std::string &text) {
-  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
-    return false;
-  int depth = 0;
-  for (size_t i = 0; i + 1 < text.size(); ++i) {
-    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
-    if (depth == 0)
-      return false;
-  }
-  return true;
-}
-
-std::string paren(const std::string &text) {
-  bool number = !text.empty() && llvm::all_of(text, llvm::isDigit);
-  return number || isIdentifier(text) || isParenthesized(text)
-             ? text
-             : "(" + text + ")";
-}
-
 /// Lines at increasing depth, printed at the nest's indentation.
 class Lines {
 public:
@@ -144,7 +124,7 @@ std::string HostCallWriter::replacement(const LiftedStencil &s) const {
                                         : a.slicePitch;
       std::string t = s.axes[ax].origin.str();
       if (!pitch.empty())
-        t = c && *c == 1 ? pitch : t + " * " + paren(pitch);
+        t = c && *c == 1 ? pitch : t + " * " + asOperand(pitch);
       terms.push_back(t);
     }
     std::string offset =

@@ -680,10 +680,7 @@ std::optional<LiftedStencil> NestLifter::lift(const ForStmt *loop,
     // Each trip of the time loop runs the stencil twice.
     if (out.constantSteps)
       *out.constantSteps *= 2;
-    bool number = llvm::all_of(out.steps, llvm::isDigit);
-    out.steps =
-        "2 * " +
-        (isIdentifier(out.steps) || number ? out.steps : "(" + out.steps + ")");
+    out.steps = "2 * " + asOperand(out.steps);
   }
   const auto *outer = dyn_cast<ForStmt>(stmts[0]);
   if (!outer) {

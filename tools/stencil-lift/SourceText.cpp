@@ -4,6 +4,7 @@
 
 #include "clang/AST/ExprCXX.h"
 #include "clang/Lex/Lexer.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 
 using namespace stencil_lift;
@@ -28,6 +29,26 @@ bool stencil_lift::isIdentifier(const std::string &text) {
     if (!llvm::isAlnum(c) && c != '_')
       return false;
   return true;
+}
+
+/// Whether the whole of `text` is one parenthesized expression.
+static bool isParenthesized(const std::string &text) {
+  if (text.size() < 2 || text.front() != '(' || text.back() != ')')
+    return false;
+  int depth = 0;
+  for (size_t i = 0; i + 1 < text.size(); ++i) {
+    depth += text[i] == '(' ? 1 : text[i] == ')' ? -1 : 0;
+    if (depth == 0)
+      return false;
+  }
+  return true;
+}
+
+std::string stencil_lift::asOperand(const std::string &text) {
+  bool number = !text.empty() && llvm::all_of(text, llvm::isDigit);
+  return number || isIdentifier(text) || isParenthesized(text)
+             ? text
+             : "(" + text + ")";
 }
 
 bool stencil_lift::mayHaveSideEffects(const clang::Expr *expr,

@@ -27,6 +27,9 @@ std::string sourceText(clang::SourceRange range, const clang::ASTContext &ctx);
 std::string sourceText(const clang::Stmt *stmt, const clang::ASTContext &ctx);
 /// Whether `text` is a plain identifier (needs no parentheses around it).
 bool isIdentifier(const std::string &text);
+/// `text` as one operand of a product: as it is where it is a number, an
+/// identifier or one parenthesized expression, else in parentheses.
+std::string asOperand(const std::string &text);
 /// Whether evaluating `expr` may have side effects. Unlike
 /// Expr::HasSideEffects, a call of a const member function (`u.size()`)
 /// counts as free of them: the loop bounds of containers use those.

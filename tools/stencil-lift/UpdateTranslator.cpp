@@ -101,13 +101,6 @@ std::string UpdateTranslator::registerGrid(const VarDecl *array) {
   return uniqueName(keyOf(array), array->getName().str());
 }
 
-/// `text` as one operand of a product.
-static std::string parenthesize(const std::string &text) {
-  bool plain =
-      llvm::all_of(text, [](char c) { return llvm::isAlnum(c) || c == '_'; });
-  return plain ? text : "(" + text + ")";
-}
-
 /// The extents of the first `k` levels of `var`'s declared array type as
 /// the source spells them, outermost first (a pointer to rows or a decayed
 /// parameter has no first extent: its entry is empty); nothing where a
@@ -349,8 +342,8 @@ std::optional<ArrayAccess> UpdateTranslator::analyzeAccess(const Expr *expr) {
       access.sliceCount = ctx.getConstantArrayElementCount(
           cast<ConstantArrayType>(rowTypes.front().getCanonicalType()));
       access.slicePitch = extents.empty() ? bySizeof(0)
-                                          : parenthesize(extents[1]) + " * " +
-                                                parenthesize(extents[2]);
+                                          : asOperand(extents[1]) + " * " +
+                                                asOperand(extents[2]);
     }
   } else if (!mapLinear(indices[0], indexExprs[0], access, name)) {
     return std::nullopt;
