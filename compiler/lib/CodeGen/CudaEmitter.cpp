@@ -21,6 +21,8 @@
 #include "stencilc/CodeGen/Emitter.h"
 #include "stencilc/CodeGen/TensorCoreEmitter.h"
 #include "stencilc/IR/IRPrinter.h"
+#include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/Weights.h"
 #include "stencilc/Support/Version.h"
 
 #include <algorithm>
@@ -103,6 +105,7 @@ public:
         comp(compFloat ? "float" : "double") {
     for (size_t g = 0; g < s.grids.size(); ++g)
       (s.grids[g].updated ? updated : readOnly).push_back(static_cast<int>(g));
+    planWeights();
   }
 
   void emitHeaderDecls();
@@ -203,6 +206,19 @@ private:
   const std::string comp;
   std::vector<int> updated, readOnly;
   std::optional<double> nonFinite;
+  /// The weights of the linear updates (docs/language.md §6.4), per update
+  /// and tap: folded here where they are constant, else rounded by the host
+  /// at run time into Args::w[slot].
+  struct TapWeight {
+    double value = 0;
+    int slot = -1;
+  };
+  std::vector<std::vector<TapWeight>> weights;
+  int runtimeWeights = 0;
+  void planWeights();
+  /// Host code that evaluates the run-time weights in double and rounds
+  /// them into sc_args.w.
+  void emitRuntimeWeights();
 };
 
 std::string StencilEmitter::entrySignature(bool internalNames) const {
@@ -338,6 +354,10 @@ void StencilEmitter::emitArgs() {
   out.line("int nt;");
   for (const Param &p : s.params)
     out.line("Comp p_{};", p.name);
+  if (runtimeWeights > 0)
+    out.line("Comp w[{}]; // weights the host rounds (docs/language.md "
+             "§6.4)",
+             runtimeWeights);
   if (tcPlan)
     out.line("long long {}; // tiles the tensor cores compute whole",
              axes([](int a) {
@@ -485,6 +505,71 @@ void StencilEmitter::emitNodes(
       break;
     }
     out.line("const {} {} = {};", type, nameOf(i), rhs);
+  }
+}
+
+void StencilEmitter::planWeights() {
+  if (!s.isLinear())
+    return;
+  const std::vector<double> values =
+      evaluateGridFreeAll(s.graph, std::vector<double>(s.params.size(), 0));
+  for (const Update &u : s.updates) {
+    const std::vector<Tap> &taps = u.linear->taps;
+    std::vector<int> roots;
+    for (const Tap &t : taps)
+      roots.push_back(t.coeff);
+    bool runtime = false;
+    for (int i : liveNodes(roots))
+      runtime |= s.graph[i].op == Op::Param;
+    std::vector<TapWeight> w(taps.size());
+    if (runtime) {
+      for (TapWeight &tw : w)
+        tw.slot = runtimeWeights++;
+    } else {
+      std::vector<double> r =
+          roundedTapWeights(taps, values, roundingTo(s.elemType));
+      for (size_t k = 0; k < taps.size(); ++k)
+        w[k].value = r[k];
+    }
+    weights.push_back(std::move(w));
+  }
+}
+
+void StencilEmitter::emitRuntimeWeights() {
+  if (runtimeWeights == 0)
+    return;
+  auto block = out.scope("");
+  out.line("// The weights from the parameters, in double, rounded to Comp "
+           "keeping each\n// grid's sum (docs/language.md §6.4).");
+  for (const Param &p : s.params)
+    out.line("const double p_{0} = stencilc::rt::param<{1}, "
+             "double>(params.{0});",
+             p.name, cppElemType(p.type));
+  std::vector<int> roots;
+  for (size_t ui = 0; ui < s.updates.size(); ++ui)
+    for (size_t k = 0; k < weights[ui].size(); ++k)
+      if (weights[ui][k].slot >= 0)
+        roots.push_back(s.updates[ui].linear->taps[k].coeff);
+  auto vName = [](int i) { return "v" + std::to_string(i); };
+  emitNodes(liveNodes(roots), /*forDevice=*/false, vName,
+            [](const Node &) { return std::string("0"); });
+  for (size_t ui = 0; ui < s.updates.size(); ++ui) {
+    const std::vector<Tap> &taps = s.updates[ui].linear->taps;
+    if (taps.empty() || weights[ui][0].slot < 0)
+      continue;
+    for (const std::vector<int> &group : weightGroups(taps)) {
+      auto g = out.scope("");
+      std::string values;
+      for (int k : group)
+        values += (values.empty() ? "" : ", ") + vName(taps[k].coeff);
+      out.line("double sc_w[{}] = {{{}}};", group.size(), values);
+      out.line("stencilc::rt::roundWeights(sc_w, nullptr, {}, [](double x) "
+               "{{ return static_cast<double>(static_cast<Comp>(x)); }});",
+               group.size());
+      for (size_t k = 0; k < group.size(); ++k)
+        out.line("sc_args.w[{}] = static_cast<Comp>(sc_w[{}]);",
+                 weights[ui][group[k]].slot, k);
+    }
   }
 }
 
@@ -735,20 +820,30 @@ void StencilEmitter::emitComputeStrip() {
     // Linear: accumulate group by group of columns, and in a group row by
     // row right after each row's load, so that few loaded values are live
     // at once (a group of two columns holds twice the rows).
-    std::vector<int> coeffRoots;
+    std::vector<int> constantRoots;
     for (const Update &u : s.updates) {
-      for (const Tap &t : u.linear->taps) {
-        coeffRoots.push_back(t.coeff);
+      for (const Tap &t : u.linear->taps)
         if (s.grids[t.grid].updated)
           addRead(t.grid, t.offset);
-      }
       if (u.linear->constant >= 0)
-        coeffRoots.push_back(u.linear->constant);
+        constantRoots.push_back(u.linear->constant);
     }
     collectGroups();
     auto cName = [](int i) { return "c" + std::to_string(i); };
-    emitNodes(liveNodes(coeffRoots), /*forDevice=*/true, cName,
+    emitNodes(liveNodes(constantRoots), /*forDevice=*/true, cName,
               [](const Node &) { return std::string("0"); });
+    // One weight per tap, rounded keeping the sum (planWeights).
+    std::map<const Tap *, std::string> wName;
+    for (size_t ui = 0; ui < s.updates.size(); ++ui)
+      for (size_t k = 0; k < s.updates[ui].linear->taps.size(); ++k) {
+        const TapWeight &w = weights[ui][k];
+        std::string n = "w" + std::to_string(ui) + "_" + std::to_string(k);
+        wName[&s.updates[ui].linear->taps[k]] = n;
+        if (w.slot >= 0)
+          out.line("const Comp {} = a.w[{}];", n, w.slot);
+        else
+          out.line("const Comp {} = {};", n, literal(w.value, compFloat));
+      }
     for (const Update &u : s.updates)
       for (int v = 0; v < V; ++v)
         for (int j = 0; j < C; ++j)
@@ -772,7 +867,7 @@ void StencilEmitter::emitComputeStrip() {
                 if (t.grid != gk.first || inner != k.second || v < 0 || v >= V)
                   continue;
                 out.line("{} += {} * {};", accName(u.grid, v, j),
-                         cName(t.coeff), value(t.grid, t.offset, v, j));
+                         wName[&t], value(t.grid, t.offset, v, j));
               }
       });
     }
@@ -787,7 +882,7 @@ void StencilEmitter::emitComputeStrip() {
         n.offset = t.offset;
         for (int v = 0; v < V; ++v)
           for (int j = 0; j < C; ++j)
-            out.line("{} += {} * {};", accName(u.grid, v, j), cName(t.coeff),
+            out.line("{} += {} * {};", accName(u.grid, v, j), wName[&t],
                      roRead(n, v, j));
       }
     for (const Update &u : s.updates)
@@ -1752,6 +1847,7 @@ void StencilEmitter::emitRun() {
   for (const Param &p : s.params)
     out.line("sc_args.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});",
              p.name, cppElemType(p.type));
+  emitRuntimeWeights();
   for (int g : updated)
     out.line("Elem *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g,
              grid(g));
@@ -2030,6 +2126,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   // The runtime travels inside the file, so it compiles with no include
   // path; its include guards let a build that also includes the installed
   // headers work too.
+  c.line("// ---- embedded runtime/include/stencilc/weights.h ----");
+  c.write(embeddedWeightsHeader());
   c.line("// ---- embedded runtime/include/stencilc/runtime.cuh ----");
   c.write(embeddedRuntimeHeader());
   if (opts.emitMain) {

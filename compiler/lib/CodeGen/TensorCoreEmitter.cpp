@@ -3,6 +3,7 @@
 #include "stencilc/CodeGen/TensorCoreEmitter.h"
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/IR/MatrixEmulator.h"
+#include "stencilc/IR/Weights.h"
 
 #include <algorithm>
 #include <map>
@@ -892,12 +893,60 @@ void TensorCoreEmitter::emitHostSetup(
     out.dedent();
     out.line("}};");
   }
+  // The kernel's weights: every one is evaluated, so that their sum is
+  // the whole kernel's, and rounded keeping it (IR/Weights.h).
+  const WeightNodes weights = weightNodes(kernelTaps(s));
+  for (int v : weights.nodes)
+    if (index.try_emplace(v, static_cast<int>(nodes.size())).second)
+      nodes.push_back(v);
   emitCoefficients(nodes);
   std::string coeffs;
   for (int v : nodes)
     coeffs += (coeffs.empty() ? "" : ", ") + ("v" + std::to_string(v));
-  out.line("const double sc_tc_coeff[{}] = {{{}}};",
+  out.line("double sc_tc_coeff[{}] = {{{}}};",
            std::max<size_t>(1, nodes.size()), coeffs.empty() ? "0" : coeffs);
+  if (!weights.nodes.empty()) {
+    auto block = out.scope("");
+    out.line("// Rounded to {} keeping the sum of the weights "
+             "(docs/language.md §6.4).",
+             mmaTypeName(f.type).str());
+    std::string where, counts;
+    for (size_t k = 0; k < weights.nodes.size(); ++k) {
+      where += (k ? ", " : "") + std::to_string(index[weights.nodes[k]]);
+      counts += (k ? ", " : "") + std::to_string(weights.counts[k]);
+    }
+    const size_t K = weights.nodes.size();
+    out.line("static const int kTcWeight[{}] = {{{}}};", K, where);
+    out.line("static const int kTcCount[{}] = {{{}}};", K, counts);
+    out.line("double sc_w[{}];", K);
+    out.line("for (int sc_k = 0; sc_k < {}; ++sc_k)\n  sc_w[sc_k] = "
+             "sc_tc_coeff[kTcWeight[sc_k]];",
+             K);
+    std::string round;
+    switch (f.type) {
+    case MmaType::F16:
+      round = "static_cast<double>(__half2float(__float2half_rn("
+              "static_cast<float>(x))))";
+      break;
+    case MmaType::BF16:
+      round = "static_cast<double>(__bfloat162float(__float2bfloat16_rn("
+              "static_cast<float>(x))))";
+      break;
+    case MmaType::TF32:
+      round = "static_cast<double>(stencilc::rt::roundTF32("
+              "static_cast<float>(x)))";
+      break;
+    case MmaType::F64:
+      round = "x";
+      break;
+    }
+    out.line("stencilc::rt::roundWeights(sc_w, kTcCount, {}, [](double x) "
+             "{{ return {}; }});",
+             K, round);
+    out.line("for (int sc_k = 0; sc_k < {}; ++sc_k)\n  "
+             "sc_tc_coeff[kTcWeight[sc_k]] = sc_w[sc_k];",
+             K);
+  }
   out.line("std::vector<{}> sc_tc_host({} * 32 * {});", word, tiles, aRegs);
   {
     auto loop = out.scope(fmt::format(

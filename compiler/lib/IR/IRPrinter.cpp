@@ -1,6 +1,8 @@
 //===- IRPrinter.cpp - Stable text of the Stencil IR ----------------------===//
 
 #include "stencilc/IR/IRPrinter.h"
+#include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/Weights.h"
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/Support/Format.h"
@@ -109,6 +111,75 @@ static void printFused(const Stencil &s, const FusedKernel &f,
   }
 }
 
+/// `v`, a value of `t` (f32 or f64), in the fewest digits that read back
+/// to it in `t`.
+static std::string formatIn(ElemType t, double v) {
+  if (t != ElemType::F32)
+    return formatNumber(v);
+  char buf[64];
+  for (int prec = 1; prec <= 9; ++prec) {
+    std::snprintf(buf, sizeof buf, "%.*g", prec, v);
+    if (std::strtof(buf, nullptr) == static_cast<float>(v))
+      break;
+  }
+  return buf;
+}
+
+/// The tap table of a linear update: each tap's coefficient and, where the
+/// coefficients are constant, the weight the CUDA cores multiply by
+/// (rounded to the compute type keeping each grid's sum, IR/Weights.h),
+/// then each grid's sum before and after rounding.
+static void printWeights(const Stencil &s, const Update &u,
+                         llvm::raw_ostream &os) {
+  const std::vector<Tap> &taps = u.linear->taps;
+  const ElemType comp = computeType(s.elemType);
+  const std::string compName = elemTypeName(comp).str();
+  std::vector<int> roots;
+  for (const Tap &t : taps)
+    roots.push_back(t.coeff);
+  bool constant = true;
+  std::vector<bool> live = s.graph.reachable(roots);
+  for (size_t i = 0; i < live.size(); ++i)
+    constant &= !live[i] || s.graph[i].op != Op::Param;
+  std::vector<double> values, rounded;
+  if (constant) {
+    values = evaluateGridFreeAll(s.graph, {});
+    rounded = roundedTapWeights(taps, values, roundingTo(s.elemType));
+  }
+  for (size_t k = 0; k < taps.size(); ++k) {
+    const Tap &t = taps[k];
+    os << "    " << s.grids[t.grid].name;
+    formatOffset(s, t.offset, os);
+    os << " * " << formatCoefficient(s, t.coeff);
+    if (constant)
+      os << "  [" << compName << " " << formatIn(comp, rounded[k]) << "]";
+    os << "\n";
+  }
+  if (taps.empty())
+    return;
+  if (!constant) {
+    os << "    weights: from parameters, rounded to " << compName
+       << " at run time keeping each grid's sum\n";
+    return;
+  }
+  for (const std::vector<int> &group : weightGroups(taps)) {
+    // Few enough terms of few enough binades that long double holds the
+    // sums of doubles closely and those of the rounded weights exactly.
+    long double exact = 0, kept = 0;
+    for (int k : group) {
+      exact += values[taps[k].coeff];
+      kept += rounded[k];
+    }
+    os << "    sum " << s.grids[taps[group.front()].grid].name << ": "
+       << formatNumber(static_cast<double>(exact)) << ", in " << compName
+       << " " << formatIn(comp, static_cast<double>(kept))
+       << (static_cast<double>(kept) == roundTo(comp, static_cast<double>(exact))
+               ? " (kept)"
+               : " (nearest the weights allow)")
+       << "\n";
+  }
+}
+
 void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
   os << "stencil " << s.name << " dims=" << s.dims
      << " type=" << elemTypeName(s.elemType)
@@ -180,11 +251,7 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
     if (u.linear->constant >= 0)
       os << ", constant " << formatCoefficient(s, u.linear->constant);
     os << "\n";
-    for (const Tap &t : u.linear->taps) {
-      os << "    " << s.grids[t.grid].name;
-      formatOffset(s, t.offset, os);
-      os << " * " << formatCoefficient(s, t.coeff) << "\n";
-    }
+    printWeights(s, u, os);
   }
   if (s.fused)
     printFused(s, *s.fused, os);

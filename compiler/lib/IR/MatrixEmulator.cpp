@@ -9,6 +9,7 @@
 
 #include "stencilc/IR/MatrixEmulator.h"
 #include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/Weights.h"
 
 #include <algorithm>
 #include <cmath>
@@ -426,8 +427,13 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
   std::vector<double> rounded = params;
   for (size_t i = 0; i < rounded.size() && i < s.params.size(); ++i)
     rounded[i] = roundTo(s.params[i].type, rounded[i]);
-  const std::vector<uint64_t> aRegs =
-      packNumericA(p, evaluateGridFreeAll(s.graph, rounded));
+  // The weights are rounded to the operand type keeping their sum, as the
+  // generated host code rounds them (IR/Weights.h).
+  std::vector<double> nodeValues = evaluateGridFreeAll(s.graph, rounded);
+  roundTapNodes(kernelTaps(s), nodeValues, [&](double x) {
+    return roundToOperand(shape.type, x);
+  });
+  const std::vector<uint64_t> aRegs = packNumericA(p, nodeValues);
 
   // Patch origins along each axis.
   std::array<std::vector<int64_t>, kMaxDims> axisOrigins;

@@ -6,9 +6,12 @@
 //   g++ -std=c++20 -x c++ -DSTENCILC_EMULATE -include stencilc/emulation.h
 //
 // a generated .cu runs on the CPU: each kernel launch runs its blocks one
-// after another, each with one OS thread per CUDA thread, __syncthreads() a
-// std::barrier across them, dynamic shared memory a per-launch buffer, and
-// device memory ordinary host memory. It checks indexing, barriers and
+// after another, each CUDA thread of a block a fiber (ucontext) on the one
+// OS thread, __syncthreads() a switch to the next fiber until every fiber
+// of the block has reached it, dynamic shared memory a per-launch buffer,
+// and device memory ordinary host memory. Fibers make a barrier cost a
+// jump rather than a futex round trip across 256 OS threads, which long
+// runs (10^4 steps) need. It checks indexing, barriers and
 // boundary logic; it says nothing about speed, and it is not a CUDA
 // implementation beyond what the generated code and its driver use.
 //
@@ -19,56 +22,119 @@
 
 #include <cuda_runtime.h>
 
-#include <barrier>
+#include <setjmp.h>
+#include <ucontext.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
+#include <memory>
 #include <vector>
 
 // Attributes the host compiler does not know.
 #undef __launch_bounds__
 #define __launch_bounds__(...)
 
-inline thread_local uint3 threadIdx;
-inline thread_local uint3 blockIdx;
+inline uint3 threadIdx;
+inline uint3 blockIdx;
 
 namespace stencilc_emu {
 
-inline thread_local std::barrier<> *blockBarrier = nullptr;
-inline thread_local unsigned char *blockShared = nullptr;
+inline unsigned char *blockShared = nullptr;
 
 inline unsigned char *sharedMemory() { return blockShared; }
 
+/// The fibers of a block: each runs the kernel for one CUDA thread and
+/// switches back to the scheduler at every __syncthreads(). A fiber is
+/// made once (makecontext) and then serves every block of every launch;
+/// switches are _setjmp/_longjmp, which, unlike swapcontext, make no system
+/// call.
+struct Fibers {
+  static constexpr size_t kStackBytes = 256 * 1024;
+  struct Fiber {
+    ucontext_t start;
+    jmp_buf context;
+    std::unique_ptr<char[]> stack;
+    bool started = false, done = false;
+  };
+  jmp_buf scheduler;
+  std::vector<Fiber> fibers;
+  unsigned current = 0;
+  void (*body)(void *) = nullptr;
+  void *bodyArg = nullptr;
+};
+inline Fibers fibers;
+
+/// Back to the scheduler; returns when the scheduler resumes this fiber.
+inline void yieldFiber() {
+  if (!_setjmp(fibers.fibers[fibers.current].context))
+    _longjmp(fibers.scheduler, 1);
+}
+
+inline void fiberMain() {
+  for (;;) {
+    fibers.body(fibers.bodyArg);
+    fibers.fibers[fibers.current].done = true;
+    yieldFiber();
+  }
+}
+
+/// Runs body(arg) once per thread of a block of `threads` threads, each up
+/// to its next barrier in turn, until all have returned.
+inline void runBlock(unsigned threads, void (*body)(void *), void *arg) {
+  if (fibers.fibers.size() < threads)
+    fibers.fibers.resize(threads);
+  fibers.body = body;
+  fibers.bodyArg = arg;
+  for (unsigned t = 0; t < threads; ++t)
+    fibers.fibers[t].done = false;
+  // One round runs every live fiber to its next barrier (or its end). A
+  // barrier that some threads skip by returning early would be undefined
+  // in CUDA; here it simply completes.
+  for (bool live = true; live;) {
+    live = false;
+    for (unsigned t = 0; t < threads; ++t) {
+      Fibers::Fiber &f = fibers.fibers[t];
+      if (f.done)
+        continue;
+      fibers.current = t;
+      threadIdx = {t, 0, 0};
+      if (!_setjmp(fibers.scheduler)) {
+        if (f.started)
+          _longjmp(f.context, 1);
+        f.started = true;
+        f.stack.reset(new char[Fibers::kStackBytes]);
+        getcontext(&f.start);
+        f.start.uc_stack.ss_sp = f.stack.get();
+        f.start.uc_stack.ss_size = Fibers::kStackBytes;
+        f.start.uc_link = nullptr;
+        makecontext(&f.start, fiberMain, 0);
+        setcontext(&f.start);
+      }
+      live |= !f.done;
+    }
+  }
+}
+
 /// Runs kernel(args...) on `blocks` blocks of `threads` threads with `smem`
-/// bytes of dynamic shared memory. Every thread walks the blocks in order
-/// and meets the others at a barrier after each, so shared memory is reused
-/// only once all threads left the block.
+/// bytes of dynamic shared memory, one block after another.
 template <class Kernel, class... Args>
 void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t smem,
             const Args &...args) {
   std::vector<unsigned char> shared(smem + 16);
-  std::barrier<> barrier(threads);
-  std::vector<std::thread> pool;
-  pool.reserve(threads);
-  for (unsigned t = 0; t < threads; ++t)
-    pool.emplace_back([&, t] {
-      threadIdx = {t, 0, 0};
-      blockBarrier = &barrier;
-      blockShared = shared.data();
-      for (unsigned b = 0; b < blocks; ++b) {
-        blockIdx = {b, 0, 0};
-        kernel(args...);
-        barrier.arrive_and_wait();
-      }
-    });
-  for (std::thread &t : pool)
-    t.join();
+  blockShared = shared.data();
+  auto call = [&]() { kernel(args...); };
+  using Call = decltype(call);
+  for (unsigned b = 0; b < blocks; ++b) {
+    blockIdx = {b, 0, 0};
+    runBlock(threads, [](void *c) { (*static_cast<Call *>(c))(); }, &call);
+  }
 }
 
 } // namespace stencilc_emu
 
-inline void __syncthreads() { stencilc_emu::blockBarrier->arrive_and_wait(); }
+inline void __syncthreads() { stencilc_emu::yieldFiber(); }
 // CUDA's integer min and max overloads that the generated kernels call.
 inline int min(int a, int b) { return a < b ? a : b; }
 inline long long min(long long a, long long b) { return a < b ? a : b; }

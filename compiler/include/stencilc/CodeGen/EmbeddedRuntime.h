@@ -1,6 +1,6 @@
 //===- EmbeddedRuntime.h - The runtime headers carried by stencilc -*- C++ -*-===//
 //
-// runtime/include/stencilc/{runtime,driver}.cuh, embedded at build time, so
+// runtime/include/stencilc/{weights.h,runtime.cuh,driver.cuh}, embedded at build time, so
 // that every generated .cu is self-contained: `nvcc -c out.cu` needs no
 // include path.
 //
@@ -13,6 +13,8 @@
 
 namespace stencilc {
 
+/// The text of runtime/include/stencilc/weights.h (plain C++).
+std::string_view embeddedWeightsHeader();
 /// The text of runtime/include/stencilc/runtime.cuh.
 std::string_view embeddedRuntimeHeader();
 /// The text of runtime/include/stencilc/driver.cuh (the --emit-main driver).
