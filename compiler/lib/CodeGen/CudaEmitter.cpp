@@ -1960,8 +1960,7 @@ void StencilEmitter::emitBoundConstants() {
   // tf32 rounds the grid's values too: relative roundoffs and the absolute
   // error of a subnormal result.
   MmaType t = tcPlan ? s.matrix->shape.type : MmaType::F64;
-  std::string coeffU = "0.0", coeffEta = "0.0", gridU = "0.0",
-              gridEta = "0.0";
+  std::string coeffU = "0.0", coeffEta = "0.0", gridU = "0.0", gridEta = "0.0";
   if (tcPlan) {
     switch (t) {
     case MmaType::F16:
@@ -1982,7 +1981,8 @@ void StencilEmitter::emitBoundConstants() {
       break;
     }
   }
-  out.line("static constexpr bool kTensorCore = {};", tcPlan ? "true" : "false");
+  out.line("static constexpr bool kTensorCore = {};",
+           tcPlan ? "true" : "false");
   out.line("/// Rounding of the tensor cores' coefficients (relative, "
            "absolute) and of the grid's values\n/// as operands "
            "(docs/benchmarks.md, \"Error bounds\").");
@@ -2019,9 +2019,10 @@ void StencilEmitter::emitBoundConstants() {
   std::vector<int> coeffs;
   for (const Tap &tap : lf.taps)
     coeffs.push_back(tap.coeff);
-  emitNodes(liveNodes(coeffs), /*forDevice=*/false,
-            [](int i) { return "v" + std::to_string(i); },
-            [](const Node &) { return std::string("0"); }, "T");
+  emitNodes(
+      liveNodes(coeffs), /*forDevice=*/false,
+      [](int i) { return "v" + std::to_string(i); },
+      [](const Node &) { return std::string("0"); }, "T");
   for (size_t i = 0; i < lf.taps.size(); ++i) {
     const Tap &tap = lf.taps[i];
     out.line("off[{0}][0] = {1};\noff[{0}][1] = {2};\noff[{0}][2] = {3};\n"
@@ -2102,30 +2103,30 @@ void StencilEmitter::emitBoundStep() {
                       "double *const *err, double *const *errOut, const long "
                       "long *n, [[maybe_unused]] const "
                       "stencilc::rt::TensorCoreRounding &tc)");
-  out.line("using T = stencilc::rt::Tracked<{}, {}>;", comp,
-           readNumber.size());
+  out.line("using T = stencilc::rt::Tracked<{}, {}>;", comp, readNumber.size());
   if (!s.params.empty())
     out.line("const Params params;");
   emitTrackedParams();
   auto vName = [](int i) { return "v" + std::to_string(i); };
-  emitNodes(gridFree, /*forDevice=*/false, vName,
-            [](const Node &) { return std::string("0"); }, "T");
+  emitNodes(
+      gridFree, /*forDevice=*/false, vName,
+      [](const Node &) { return std::string("0"); }, "T");
   std::vector<std::unique_ptr<Emitter::Scope>> loops;
   for (int a = 0; a < D; ++a)
     loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
-        "for (long long g" + std::to_string(a) + " = 0; g" +
-        std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
-        std::to_string(a) + ")")));
+        "for (long long g" + std::to_string(a) + " = 0; g" + std::to_string(a) +
+        " < n[" + std::to_string(a) + "]; ++g" + std::to_string(a) + ")")));
   out.line("const long long sc_idx = {};",
            linear([](int a) { return "g" + std::to_string(a); },
                   [](int a) { return "n[" + std::to_string(a) + "]"; }));
-  emitNodes(perPoint, /*forDevice=*/false, vName,
-            [&](const Node &n) {
-              auto it = readNumber.find(static_cast<int>(&n - &s.graph[0]));
-              return readOf(n.index, n.offset,
-                            it == readNumber.end() ? -1 : it->second);
-            },
-            "T");
+  emitNodes(
+      perPoint, /*forDevice=*/false, vName,
+      [&](const Node &n) {
+        auto it = readNumber.find(static_cast<int>(&n - &s.graph[0]));
+        return readOf(n.index, n.offset,
+                      it == readNumber.end() ? -1 : it->second);
+      },
+      "T");
   if (anyNonlinear && !readNumber.empty()) {
     std::string eps;
     for (int i : reads)
@@ -2156,16 +2157,16 @@ void StencilEmitter::emitBoundStep() {
         out.line("sc_lb.constant(v{});", u.linear->constant);
       value = "sc_lb.bound(v" + std::to_string(u.root) + ", tc)";
     } else {
-      value = "stencilc::rt::nonlinearBound(v" + std::to_string(u.root) +
-              ", " + (readNumber.empty() ? "nullptr" : "sc_eps") + ")";
+      value = "stencilc::rt::nonlinearBound(v" + std::to_string(u.root) + ", " +
+              (readNumber.empty() ? "nullptr" : "sc_eps") + ")";
     }
     value = "stencilc::rt::storeBound<Elem, " + comp + ">(" + value + ", v" +
             std::to_string(u.root) + ".v)";
     if (frozen.empty())
       out.line("errOut[{}][sc_idx] = {};", u.grid, value);
     else
-      out.line("errOut[{0}][sc_idx] = ({1}) ? err[{0}][sc_idx] : {2};",
-               u.grid, frozen, value);
+      out.line("errOut[{0}][sc_idx] = ({1}) ? err[{0}][sc_idx] : {2};", u.grid,
+               frozen, value);
   }
   while (!loops.empty())
     loops.pop_back();

@@ -189,9 +189,9 @@ template <class C, int R> struct Tracked {
   /// in the grid's type, to Elem.
   template <class Elem> static Tracked dirichlet(double d, int k) {
     Tracked t = read(d, 0, k);
-    t.full = std::max(
-        std::fabs(static_cast<double>(Convert<C>::from(d)) - d),
-        std::fabs(Convert<double>::from(Convert<Elem>::from(d)) - d));
+    t.full =
+        std::max(std::fabs(static_cast<double>(Convert<C>::from(d)) - d),
+                 std::fabs(Convert<double>::from(Convert<Elem>::from(d)) - d));
     return t;
   }
 
@@ -202,8 +202,7 @@ template <class C, int R> struct Tracked {
   }
 };
 
-template <class C, int R>
-Tracked<C, R> operator-(const Tracked<C, R> &a) {
+template <class C, int R> Tracked<C, R> operator-(const Tracked<C, R> &a) {
   Tracked<C, R> t = a;
   t.v = -a.v;
   for (int k = 0; k < R; ++k)
@@ -262,8 +261,7 @@ Tracked<C, R> operator/(const Tracked<C, R> &a, const Tracked<C, R> &b) {
   // beyond, b' may be 0 and no bound holds.
   auto prop = [&](double ea, double eb) {
     double m = std::fabs(b.v);
-    return eb < m ? (m * ea + std::fabs(a.v) * eb) / (m * (m - eb))
-                  : INFINITY;
+    return eb < m ? (m * ea + std::fabs(a.v) * eb) / (m * (m - eb)) : INFINITY;
   };
   t.gpu = T::rounded(prop(a.gpu, b.gpu), t.v, T::kU, T::kEta);
   t.full = T::rounded(prop(a.full, b.full), t.v, T::kU, T::kEta);
@@ -288,8 +286,8 @@ bool sameGrad(const Tracked<C, R> &a, const Tracked<C, R> &b) {
 /// operands'. The derivative is the chosen operand's where the operands are
 /// farther apart than their bounds, so the GPU chooses the same one.
 template <class C, int R>
-Tracked<C, R> choose(const Tracked<C, R> &a, const Tracked<C, R> &b,
-                     bool takeA, double value) {
+Tracked<C, R> choose(const Tracked<C, R> &a, const Tracked<C, R> &b, bool takeA,
+                     double value) {
   Tracked<C, R> t = takeA ? a : b;
   t.v = value;
   t.gpu = std::max(a.gpu, b.gpu);
@@ -394,8 +392,8 @@ template <class C> struct LinearBound {
     // product's rounding and at most `taps` (without a constant, taps - 1)
     // additions.
     int roundings = hasConstant ? taps + 1 : taps;
-    double strips = coeffErr + gammaBound(roundings, u) * sum +
-                    2.0 * (taps + 1) * eta;
+    double strips =
+        coeffErr + gammaBound(roundings, u) * sum + 2.0 * (taps + 1) * eta;
     double tensor = tc.rho * sum + tc.eta;
     return inErr + std::max({root.gpu, strips, tensor}) + root.ref;
   }
@@ -552,8 +550,7 @@ template <class P> TensorCoreRounding tensorCoreRounding() {
                  2.0 * (2 * taps + 1) * underflowError<Comp>();
     double shrink = std::pow(std::min(1.0, l1), P::kFuse - 1);
     tc.eta = shrink > 0 ? eta / shrink : INFINITY;
-    tc.perMaxValue =
-        shrink > 0 ? P::kCoeffUnderflow * taps / shrink : INFINITY;
+    tc.perMaxValue = shrink > 0 ? P::kCoeffUnderflow * taps / shrink : INFINITY;
   }
   return tc;
 }
@@ -627,9 +624,7 @@ constexpr double kMeaningfulBound = 0.5;
 /// The bound's summary for one updated grid.
 struct GridBound {
   double maxRef = 0, maxBound = 0;
-  double relative() const {
-    return maxBound / std::max(maxRef, 1e-300);
-  }
+  double relative() const { return maxBound / std::max(maxRef, 1e-300); }
 };
 
 inline GridBound summarizeBound(const std::vector<double> &ref,
@@ -689,22 +684,23 @@ template <class P> int driverMain(int argc, char **argv) {
     } else if (std::strncmp(arg, "--stencil=", 10) == 0) {
       // Chosen by main().
     } else if (std::strcmp(arg, "--help") == 0) {
-      std::printf("usage: %s [--stencil=NAME] [--size=N|N0xN1[xN2]] "
-                  "[--steps=S] [--check] [--seed=N] [--reps=N] [--min-time=SEC] "
-                  "[--cpu-only] [--reference-only]\n"
-                  "  Runs stencil %s (%s, %d-D) on random data.\n"
-                  "  --check  compare against a float64 CPU reference, within "
-                  "an error bound\n"
-                  "           derived for this stencil and step count\n"
-                  "  --cpu-only  run only the CPU reference and print the "
-                  "sum of each updated grid\n"
-                  "  --reference-only  run only the CPU reference and the "
-                  "error bound --check\n"
-                  "           would use, without the GPU\n"
-                  "  --reps   timed runs; the median is reported (0: none)\n"
-                  "  --min-time=SEC  raise the timed steps until one run "
-                  "lasts SEC seconds\n",
-                  argv[0], P::kName, typeName<Elem>(), P::kDims);
+      std::printf(
+          "usage: %s [--stencil=NAME] [--size=N|N0xN1[xN2]] "
+          "[--steps=S] [--check] [--seed=N] [--reps=N] [--min-time=SEC] "
+          "[--cpu-only] [--reference-only]\n"
+          "  Runs stencil %s (%s, %d-D) on random data.\n"
+          "  --check  compare against a float64 CPU reference, within "
+          "an error bound\n"
+          "           derived for this stencil and step count\n"
+          "  --cpu-only  run only the CPU reference and print the "
+          "sum of each updated grid\n"
+          "  --reference-only  run only the CPU reference and the "
+          "error bound --check\n"
+          "           would use, without the GPU\n"
+          "  --reps   timed runs; the median is reported (0: none)\n"
+          "  --min-time=SEC  raise the timed steps until one run "
+          "lasts SEC seconds\n",
+          argv[0], P::kName, typeName<Elem>(), P::kDims);
       return 0;
     } else {
       std::fprintf(stderr, "error: unknown option '%s' (see --help)\n", arg);
@@ -767,8 +763,8 @@ template <class P> int driverMain(int argc, char **argv) {
                   "%.17g\n",
                   P::kName, P::kGridNames[g], b.maxRef, b.maxBound,
                   b.relative());
-      relative = std::isnan(b.relative()) ? NAN
-                                          : std::max(relative, b.relative());
+      relative =
+          std::isnan(b.relative()) ? NAN : std::max(relative, b.relative());
     }
     std::printf("bound: relative %.3e, %s\n", relative,
                 meaningful(relative)

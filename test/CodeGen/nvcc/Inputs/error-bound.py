@@ -5,6 +5,11 @@
   error-bound.py closed-form TYPE STEPS OUT
       OUT is avg_TYPE's output (0.5 u[-1] + 0.5 u[1], periodic, data in
       [0, 1)); its relative bound must equal the closed form of the docs.
+  error-bound.py closed-form-tc T STEPS OUT
+      OUT is avg_f64's output on tensor cores with passes of T steps; its
+      relative bound must equal the closed form with the tensor cores' term.
+  error-bound.py above TYPE STEPS OUT
+      the relative bound exceeds avg_TYPE's closed form on CUDA cores.
   error-bound.py grows OUT...
       the relative bounds of OUT... (increasing step counts) increase.
   error-bound.py linear OUT_N OUT_2N
@@ -56,6 +61,23 @@ def closed_form(ty, n, max_ref):
     return e + h / max_ref
 
 
+def closed_form_tc(t, n):
+    """avg_f64 on tensor cores, full passes of t steps.
+
+    The fused kernel of two halves is binomial: t + 1 taps, all positive,
+    each evaluated in double through t - 1 levels of one product and one
+    addition, so its error is (t - 1) gamma_2(u_d) of its weight. With the
+    accumulation's gamma_{2M+1}(2 u_c), M = t + 1 products, a pass rounds
+    by rho_tc = (t - 1) gamma_2(u_d) + gamma_{2t+3}(2 u_c) of Sum W|u|,
+    charged at its first step instead of the strips' gamma_2(u_c): each of
+    the n // t full passes adds rho_tc - gamma_2(u_c) to n rho.
+    """
+    uc = UD
+    rho = gamma(2, uc) + 2 * UD
+    rho_tc = (t - 1) * gamma(2, UD) + gamma(2 * (t + 1) + 1, 2 * uc)
+    return n * rho + (n // t) * (rho_tc - gamma(2, uc))
+
+
 def main(argv):
     cmd = argv[1]
     if cmd == "closed-form":
@@ -66,6 +88,21 @@ def main(argv):
         ok = abs(got - want) <= 1e-9 * want
         print(f"closed form {ty} n={n}: printed {got:.12e} expected "
               f"{want:.12e} {'OK' if ok else 'MISMATCH'}")
+    elif cmd == "closed-form-tc":
+        t, n = int(argv[2]), int(argv[3])
+        steps, _, got = read(argv[4])
+        assert steps == n, (steps, n)
+        want = closed_form_tc(t, n)
+        ok = abs(got - want) <= 1e-9 * want
+        print(f"closed form f64 tensor cores t={t} n={n}: printed {got:.12e} "
+              f"expected {want:.12e} {'OK' if ok else 'MISMATCH'}")
+    elif cmd == "above":
+        ty, n = argv[2], int(argv[3])
+        steps, max_ref, got = read(argv[4])
+        cuda = closed_form(ty, n, max_ref)
+        ok = got > cuda * (1 + 1e-9)
+        print(f"above {ty} n={n}: printed {got:.12e} CUDA cores "
+              f"{cuda:.12e} {'OK' if ok else 'NOT ABOVE'}")
     elif cmd == "grows":
         runs = [read(p) for p in argv[2:]]
         ok = all(a[0] < b[0] and a[2] < b[2] for a, b in zip(runs, runs[1:]))
