@@ -174,10 +174,18 @@ private:
   void emitBoxLaunch(const std::string &blocks);
   void emitRun();
   /// Prints the nodes `ids` (in topological order) as `const T NAME =
-  /// ...;`, naming node i by `nameOf(i)` and reads through `read`.
+  /// ...;`, naming node i by `nameOf(i)` and reads through `read`. T is
+  /// Comp on the device, `hostType` on the host.
   void emitNodes(const std::vector<int> &ids, bool forDevice,
                  const std::function<std::string(int)> &nameOf,
-                 const std::function<std::string(const Node &)> &read);
+                 const std::function<std::string(const Node &)> &read,
+                 const std::string &hostType = "double");
+  /// The driver's error bound (driver.cuh, docs/benchmarks.md "Error
+  /// bounds"): the tensor cores' rounding constants, and boundStep.
+  void emitBoundConstants();
+  void emitBoundStep();
+  /// `const T p_NAME = T::param(...)` for every parameter.
+  void emitTrackedParams();
   /// The nodes the updates need, in topological order.
   std::vector<int> liveNodes(const std::vector<int> &roots) const;
   void emitComputeStrip();
@@ -458,9 +466,10 @@ StencilEmitter::liveNodes(const std::vector<int> &roots) const {
 void StencilEmitter::emitNodes(
     const std::vector<int> &ids, bool forDevice,
     const std::function<std::string(int)> &nameOf,
-    const std::function<std::string(const Node &)> &read) {
+    const std::function<std::string(const Node &)> &read,
+    const std::string &hostType) {
   bool asFloat = forDevice && compFloat;
-  std::string type = forDevice ? "Comp" : "double";
+  std::string type = forDevice ? "Comp" : hostType;
   for (int i : ids) {
     const Node &n = s.graph[i];
     const auto &v = nameOf;
@@ -1971,10 +1980,7 @@ void StencilEmitter::emitDriverProblem() {
   out.line("static constexpr long long kDefaultSteps = {};",
            s.hints.steps ? *s.hints.steps : 100);
   out.line("static constexpr int kFuse = {};", plan.fuse);
-  // tf32 operands round f32 grids to 10 mantissa bits (docs/benchmarks.md).
-  bool tf32 = tcPlan && s.matrix->shape.type == MmaType::TF32;
-  out.line("static constexpr double kOperandRoundoff = {};",
-           tf32 ? "0x1.0p-11" : "0.0");
+  emitBoundConstants();
   out.blank();
   {
     auto fn = out.scope("static cudaError_t run(Elem *const *grids, Elem "
@@ -2032,6 +2038,234 @@ void StencilEmitter::emitDriverProblem() {
     while (!loops.empty())
       loops.pop_back();
   }
+  out.blank();
+  emitBoundStep();
+}
+
+void StencilEmitter::emitTrackedParams() {
+  for (const Param &p : s.params)
+    out.line("[[maybe_unused]] const T p_{0} = T::param(stencilc::rt::param<"
+             "{1}, double>(params.{0}), stencilc::rt::param<{1}, {2}>(params."
+             "{0}));",
+             p.name, cppElemType(p.type), comp);
+}
+
+void StencilEmitter::emitBoundConstants() {
+  // A tensor-core program rounds its coefficients, computed in double, to
+  // the operand type (through float for the 16-bit types and tf32), and
+  // tf32 rounds the grid's values too: relative roundoffs and the absolute
+  // error of a subnormal result.
+  MmaType t = tcPlan ? s.matrix->shape.type : MmaType::F64;
+  std::string coeffU = "0.0", coeffEta = "0.0", gridU = "0.0", gridEta = "0.0";
+  if (tcPlan) {
+    switch (t) {
+    case MmaType::F16:
+      coeffU = "0x1.0p-11 + 0x1.0p-23";
+      coeffEta = "0x1.0p-25 + 0x1.0p-149";
+      break;
+    case MmaType::BF16:
+      coeffU = "0x1.0p-8 + 0x1.0p-23";
+      coeffEta = "0x1.0p-134 + 0x1.0p-149";
+      break;
+    case MmaType::TF32:
+      coeffU = "0x1.0p-11 + 0x1.0p-23";
+      coeffEta = "0x1.0p-137 + 0x1.0p-149";
+      gridU = "0x1.0p-11";
+      gridEta = "0x1.0p-137";
+      break;
+    case MmaType::F64:
+      break;
+    }
+  }
+  out.line("static constexpr bool kTensorCore = {};",
+           tcPlan ? "true" : "false");
+  out.line("/// Rounding of the tensor cores' coefficients (relative, "
+           "absolute) and of the grid's values\n/// as operands "
+           "(docs/benchmarks.md, \"Error bounds\").");
+  out.line("static constexpr double kCoeffRoundoff = {}, kCoeffUnderflow = {};",
+           coeffU, coeffEta);
+  out.line("static constexpr double kOperandRoundoff = {}, kOperandUnderflow "
+           "= {};",
+           gridU, gridEta);
+  // The most products the tensor cores sum into one output: A's structural
+  // nonzeros per row.
+  int products = 0;
+  if (tcPlan) {
+    const MatrixProgram &m = *s.matrix;
+    size_t cols = m.columns.size();
+    for (size_t r = 0; cols && r < m.a.size() / cols; ++r) {
+      int count = 0;
+      for (size_t c = 0; c < cols; ++c)
+        count += m.a[r * cols + c] >= 0;
+      products = std::max(products, count);
+    }
+  }
+  out.line("static constexpr int kTensorTaps = {};", products);
+  if (!tcPlan)
+    return;
+  // One step's taps, which tensorCoreRounding fuses as TemporalFusion did.
+  const LinearForm &lf = *s.updateOf(s.matrix->grid)->linear;
+  out.line("static constexpr int kBaseTaps = {};", lf.taps.size());
+  auto fn = out.scope("static void baseTaps(long long (*off)[3], double *c, "
+                      "double *cErr)");
+  out.line("using T = stencilc::rt::Tracked<{}, 0>;", comp);
+  if (!s.params.empty())
+    out.line("const Params params;");
+  emitTrackedParams();
+  std::vector<int> coeffs;
+  for (const Tap &tap : lf.taps)
+    coeffs.push_back(tap.coeff);
+  emitNodes(
+      liveNodes(coeffs), /*forDevice=*/false,
+      [](int i) { return "v" + std::to_string(i); },
+      [](const Node &) { return std::string("0"); }, "T");
+  for (size_t i = 0; i < lf.taps.size(); ++i) {
+    const Tap &tap = lf.taps[i];
+    out.line("off[{0}][0] = {1};\noff[{0}][1] = {2};\noff[{0}][2] = {3};\n"
+             "c[{0}] = v{4}.v;\ncErr[{0}] = v{4}.ref;",
+             i, tap.offset[0], tap.offset[1], tap.offset[2], tap.coeff);
+  }
+}
+
+void StencilEmitter::emitBoundStep() {
+  // Reads through each grid's boundary rules, as gread_ but Tracked.
+  for (size_t g = 0; g < s.grids.size(); ++g) {
+    const Grid &grid = s.grids[g];
+    out.line("template <class T>");
+    auto fn = out.scope(
+        "static T tread_" + grid.name + "(const double *v, const double *e, " +
+        axes([](int a) { return "long long q" + std::to_string(a); }) + ", " +
+        axes([](int a) { return "long long n" + std::to_string(a); }) +
+        ", int k)");
+    for (int a = 0; a < D; ++a)
+      if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
+        out.line("if (q{0} < 0 || q{0} >= n{0})\n  return T::template "
+                 "dirichlet<Elem>({1}, k);",
+                 a, literal(grid.boundary[a].value, false));
+    for (int a = 0; a < D; ++a) {
+      BoundaryKind k = grid.boundary[a].kind;
+      if (k == BoundaryKind::Periodic)
+        out.line("q{0} = stencilc::rt::wrap(q{0}, n{0});", a);
+      else if (k != BoundaryKind::Dirichlet)
+        out.line("q{0} = stencilc::rt::clampIndex(q{0}, n{0});", a);
+    }
+    out.line("const long long i = {};",
+             linear([](int a) { return "q" + std::to_string(a); },
+                    [](int a) { return "n" + std::to_string(a); }));
+    out.line("return T::read(v[i], e[i], k);");
+  }
+  out.blank();
+
+  // The nodes: every update's, and the coefficients of the linear ones.
+  std::vector<int> roots = s.roots();
+  bool anyNonlinear = false;
+  for (const Update &u : s.updates) {
+    if (!u.linear) {
+      anyNonlinear = true;
+      continue;
+    }
+    for (const Tap &t : u.linear->taps)
+      roots.push_back(t.coeff);
+    if (u.linear->constant >= 0)
+      roots.push_back(u.linear->constant);
+  }
+  std::vector<int> live = liveNodes(roots), gridFree, perPoint;
+  for (int i : live)
+    (s.graph.isGridFree(i) ? gridFree : perPoint).push_back(i);
+  // Nonlinear updates carry the derivatives of the value by each read, up
+  // to kMaxDerivatives reads; beyond, only the node-by-node bound.
+  constexpr size_t kMaxDerivatives = 64;
+  std::map<int, int> readNumber;
+  std::vector<int> reads;
+  for (int i : perPoint)
+    if (s.graph[i].op == Op::Read)
+      reads.push_back(i);
+  if (anyNonlinear && reads.size() <= kMaxDerivatives)
+    for (size_t k = 0; k < reads.size(); ++k)
+      readNumber[reads[k]] = static_cast<int>(k);
+  auto readOf = [&](int grid, const Offset &off, int number) {
+    return "tread_" + s.grids[grid].name + "<T>(in[" + std::to_string(grid) +
+           "], err[" + std::to_string(grid) + "], " +
+           axes([&](int a) { return plus("g" + std::to_string(a), off[a]); }) +
+           ", " + axes([](int a) { return "n[" + std::to_string(a) + "]"; }) +
+           ", " + std::to_string(number) + ")";
+  };
+
+  out.line("/// One step of the bound E on |gpu - reference| of every updated "
+           "grid: from the\n/// reference's values `in` and their bounds "
+           "`err` to the bounds `errOut` after\n/// the step "
+           "(docs/benchmarks.md, \"Error bounds\").");
+  auto fn = out.scope("static void boundStep(const double *const *in, const "
+                      "double *const *err, double *const *errOut, const long "
+                      "long *n, [[maybe_unused]] const "
+                      "stencilc::rt::TensorCoreRounding &tc)");
+  out.line("using T = stencilc::rt::Tracked<{}, {}>;", comp, readNumber.size());
+  if (!s.params.empty())
+    out.line("const Params params;");
+  emitTrackedParams();
+  auto vName = [](int i) { return "v" + std::to_string(i); };
+  emitNodes(
+      gridFree, /*forDevice=*/false, vName,
+      [](const Node &) { return std::string("0"); }, "T");
+  std::vector<std::unique_ptr<Emitter::Scope>> loops;
+  for (int a = 0; a < D; ++a)
+    loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
+        "for (long long g" + std::to_string(a) + " = 0; g" + std::to_string(a) +
+        " < n[" + std::to_string(a) + "]; ++g" + std::to_string(a) + ")")));
+  out.line("const long long sc_idx = {};",
+           linear([](int a) { return "g" + std::to_string(a); },
+                  [](int a) { return "n[" + std::to_string(a) + "]"; }));
+  emitNodes(
+      perPoint, /*forDevice=*/false, vName,
+      [&](const Node &n) {
+        auto it = readNumber.find(static_cast<int>(&n - &s.graph[0]));
+        return readOf(n.index, n.offset,
+                      it == readNumber.end() ? -1 : it->second);
+      },
+      "T");
+  if (anyNonlinear && !readNumber.empty()) {
+    std::string eps;
+    for (int i : reads)
+      eps += (eps.empty() ? "" : ", ") + vName(i) + ".full";
+    out.line("const double sc_eps[{}] = {{{}}};", reads.size(), eps);
+  }
+  for (const Update &u : s.updates) {
+    std::string frozen = frozenCondition(u.grid, "n[");
+    std::string value;
+    auto blk = out.scope("");
+    if (u.linear) {
+      out.line("stencilc::rt::LinearBound<{}> sc_lb;", comp);
+      for (const Tap &t : u.linear->taps) {
+        // The tap's read node, or a read of its own where the expression
+        // has none (it then reads the same value).
+        std::string x;
+        for (int i : perPoint)
+          if (s.graph[i].op == Op::Read && s.graph[i].index == t.grid &&
+              s.graph[i].offset == t.offset)
+            x = vName(i);
+        if (x.empty()) {
+          x = "sc_x" + std::to_string(&t - &u.linear->taps[0]);
+          out.line("const T {} = {};", x, readOf(t.grid, t.offset, -1));
+        }
+        out.line("sc_lb.tap(v{}, {});", t.coeff, x);
+      }
+      if (u.linear->constant >= 0)
+        out.line("sc_lb.constant(v{});", u.linear->constant);
+      value = "sc_lb.bound(v" + std::to_string(u.root) + ", tc)";
+    } else {
+      value = "stencilc::rt::nonlinearBound(v" + std::to_string(u.root) + ", " +
+              (readNumber.empty() ? "nullptr" : "sc_eps") + ")";
+    }
+    value = "stencilc::rt::storeBound<Elem, " + comp + ">(" + value + ", v" +
+            std::to_string(u.root) + ".v)";
+    if (frozen.empty())
+      out.line("errOut[{}][sc_idx] = {};", u.grid, value);
+    else
+      out.line("errOut[{0}][sc_idx] = ({1}) ? err[{0}][sc_idx] : {2};", u.grid,
+               frozen, value);
+  }
+  while (!loops.empty())
+    loops.pop_back();
 }
 
 std::string headerGuardName(const std::string &header) {
