@@ -1875,10 +1875,14 @@ void StencilEmitter::emitDriverProblem() {
   out.line("static constexpr long long kDefaultSteps = {};",
            s.hints.steps ? *s.hints.steps : 100);
   out.line("static constexpr int kFuse = {};", plan.fuse);
-  // tf32 operands round f32 grids to 10 mantissa bits (docs/benchmarks.md).
+  // tf32 operands round f32 grids to 10 mantissa bits (docs/benchmarks.md);
+  // split-TF32 keeps about 2^-22 of a product (docs/language.md §6.4: the
+  // lo parts' rounding and the dropped A_lo B_lo).
   bool tf32 = tcPlan && s.matrix->shape.type == MmaType::TF32;
   out.line("static constexpr double kOperandRoundoff = {};",
-           tf32 ? "0x1.0p-11" : "0.0");
+           !tf32              ? "0.0"
+           : s.matrix->split ? "0x1.0p-22"
+                             : "0x1.0p-11");
   out.blank();
   {
     auto fn = out.scope("static cudaError_t run(Elem *const *grids, Elem "
