@@ -132,6 +132,9 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
     os << "  hint fuse = " << *s.hints.fuse << "\n";
   if (s.hints.steps)
     os << "  hint steps = " << *s.hints.steps << "\n";
+  if (s.hints.precision)
+    os << "  hint precision = " << precisionHintName(*s.hints.precision)
+       << "\n";
 
   // Live nodes, renumbered densely so the text does not depend on nodes
   // that sema or linear-form extraction created and dropped.
