@@ -122,12 +122,6 @@ bool settleStrategy(Stencil &s, const Config &c, llvm::raw_ostream &os,
   std::optional<int> steps = c.fuse ? c.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
-  // The driver refuses this with a located error before the model runs.
-  if (tensor && s.elemType == ElemType::F32 &&
-      mo.precision == Precision::Exact) {
-    diags.error(s.loc, "tf32 needed");
-    return false;
-  }
   bool fixed = c.target && mo.steps &&
                (!tensor || c.layout.value_or(MatrixLayout::Decompose) !=
                                MatrixLayout::Morph ||
@@ -159,6 +153,9 @@ bool settleStrategy(Stencil &s, const Config &c, llvm::raw_ostream &os,
     st = Strategy();
     st.target = *c.target;
     st.steps = *mo.steps;
+    // f32 tensor cores under exact are split-TF32, as in the driver.
+    st.split = st.target != Target::CudaCore &&
+               splitsOperands(s.elemType, mo.precision);
   }
   if (st.target != Target::CudaCore) {
     if (c.layout && fixed)

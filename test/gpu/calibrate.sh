@@ -10,7 +10,10 @@
 # generate writes DIR/manifest.txt, one line per variant:
 #   VARIANT EXAMPLE TYPE LABEL...
 # f32 variants are generated under --precision=tf32 so that the tf32
-# tensor-core candidates are measured too; the report applies each policy.
+# tensor-core candidates are measured too, and the split-TF32 candidates
+# under exact (labels "... split-tf32", variants EX.f32.sN; SPLIT=0 leaves
+# them out); the report applies each policy. The fit uses the tf32 rows
+# only: split-TF32 kernels are scored, not fitted.
 # run writes DIR/results.txt (RESULT lines, as test/gpu/check.sh) and
 # DIR/probe.hw; RESULTS and PROBE may point elsewhere (under $OUT), and
 # PART=k/n runs every n-th variant from the k-th. UNITS="cuda-core" (default
@@ -29,9 +32,11 @@ bench_size() {
   case $1 in 1) echo 10240000 ;; 2) echo 10240x10240 ;; 3) echo 512x512x512 ;; esac
 }
 
-# "sptc morph(8,8) t=8" -> stencilc flags
+# "sptc morph(8,8) t=8" (or "... t=8 split-tf32", which the policy
+# implies) -> stencilc flags
 flags_of() {
-  local target=${1%% *} rest=${1#* } t=${1##*t=}
+  local label=${1% split-tf32}
+  local target=${label%% *} rest=${label#* } t=${label##*t=}
   local f="--target=$target --fuse=$t"
   case $rest in
     decompose*) f="$f --layout=decompose" ;;
@@ -46,21 +51,33 @@ generate() {
   : > "$dir/manifest.txt"
   for ex in $benchmarks; do
     for ty in $types; do
-      "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=tf32 \
-        --explain > "$dir/$ex.$ty.explain" || { echo "EXPLAIN FAIL $ex.$ty"; continue; }
-      local n=0
-      # Candidate rows start with a target name.
-      grep -E "^  ($(tr ' ' '|' <<< "${UNITS:-cuda-core tc sptc}")) " "$dir/$ex.$ty.explain" |
-        sed -E 's/^  ((cuda-core|tc|sptc)( [a-z]+(\([0-9]+,[0-9]+\))?)? t=[0-9]+).*/\1/' |
-        while read -r label; do
-          n=$((n + 1))
-          local v="$ex.$ty.c$n"
-          # shellcheck disable=SC2046
-          "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=tf32 \
-            $(flags_of "$label") --emit-main -o "$dir/$v.cu" ||
-            { echo "GENERATE FAIL $v $label"; continue; }
-          echo "$v $ex $ty $label" >> "$dir/manifest.txt"
-        done
+      local policies="tf32"
+      [ $ty = f32 ] && [ "${SPLIT:-1}" != 0 ] && policies="tf32 exact"
+      for policy in $policies; do
+        # Under exact only the split-TF32 rows are new.
+        local units=${UNITS:-cuda-core tc sptc} suffix="" prefix=c
+        if [ $policy = exact ]; then
+          units=$(tr ' ' '\n' <<< "$units" | grep -v cuda-core | tr '\n' ' ')
+          suffix=" split-tf32" prefix=s
+          [ -z "${units// }" ] && continue
+        fi
+        local explain="$dir/$ex.$ty.$policy.explain"
+        "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=$policy \
+          --explain > "$explain" || { echo "EXPLAIN FAIL $ex.$ty"; continue; }
+        local n=0
+        # Candidate rows start with a target name.
+        grep -E "^  ($(xargs <<< "$units" | tr ' ' '|')) " "$explain" |
+          sed -E "s/^  ((cuda-core|tc|sptc)( [a-z]+(\([0-9]+,[0-9]+\))?)? t=[0-9]+($suffix)?).*/\1/" |
+          while read -r label; do
+            n=$((n + 1))
+            local v="$ex.$ty.$prefix$n"
+            # shellcheck disable=SC2046
+            "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=$policy \
+              $(flags_of "$label") --emit-main -o "$dir/$v.cu" ||
+              { echo "GENERATE FAIL $v $label"; continue; }
+            echo "$v $ex $ty $label" >> "$dir/manifest.txt"
+          done
+      done
     done
   done
   echo "generated $(wc -l < "$dir/manifest.txt") variants in $dir"

@@ -2,7 +2,8 @@
 #
 #   stencilc_add_library(<target> SOURCES a.st b.st
 #                        [ARCH sm_80 sm_90] [TARGET auto|cuda-core|tc|sptc]
-#                        [PRECISION exact|tf32] [OPTIONS <stencilc flags>...])
+#                        [PRECISION exact|split-tf32|tf32]
+#                        [OPTIONS <stencilc flags>...])
 #
 # Each .st file is compiled by its own custom command,
 #   stencilc a.st -o <bin>/<target>.stencilc/a.cu --arch=... -MD -MF a.d
@@ -20,9 +21,10 @@
 # code runs on sm_90 too; sm_90 code when sm_90 alone is asked.
 # TARGET: stencilc's --target (auto, the default, lets the cost model
 # choose; tc and sptc need linear stencils of one grid). PRECISION: the
-# precision policy, stencilc's --precision (exact by default; tf32 lets
-# tensor cores round f32 grids' operands). Unknown values stop the
-# configure with a message.
+# precision policy, stencilc's --precision (exact by default: f32 accuracy
+# on CUDA cores or split-TF32 tensor cores; split-tf32 asks for the tensor
+# cores; tf32 lets them round f32 grids' operands). Unknown values stop
+# the configure with a message.
 # OPTIONS go to stencilc verbatim (e.g. --fuse=4, --type=f64); give them last.
 #
 # The compiler run is Stencilc::stencilc: the imported one after
@@ -101,9 +103,9 @@ function(stencilc_add_library target)
     set(target_flag "--target=${ARG_TARGET}")
   endif()
   if(DEFINED ARG_PRECISION)
-    if(NOT ARG_PRECISION MATCHES "^(exact|tf32)$")
+    if(NOT ARG_PRECISION MATCHES "^(exact|split-tf32|tf32)$")
       message(FATAL_ERROR "stencilc_add_library(${target}): unknown "
-        "PRECISION '${ARG_PRECISION}'; expected exact or tf32")
+        "PRECISION '${ARG_PRECISION}'; expected exact, split-tf32 or tf32")
     endif()
     list(APPEND target_flag "--precision=${ARG_PRECISION}")
   endif()

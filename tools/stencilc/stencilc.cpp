@@ -15,6 +15,7 @@
 #include "stencilc/Frontend/Compile.h"
 #include "stencilc/Frontend/Values.h"
 #include "stencilc/IR/IRPrinter.h"
+#include "stencilc/IR/MatrixEmulator.h"
 #include "stencilc/Support/AtomicWrite.h"
 #include "stencilc/Support/Diagnostics.h"
 #include "stencilc/Support/Version.h"
@@ -141,11 +142,13 @@ cl::opt<std::string> morphOpt(
 cl::OptionCategory modelCat("Cost model");
 
 cl::opt<std::string> precisionOpt(
-    "precision", cl::init(""), cl::value_desc("exact|tf32"),
+    "precision", cl::init(""), cl::value_desc("exact|split-tf32|tf32"),
     cl::cat(modelCat),
     cl::desc("Precision policy, overriding the source's 'hint precision': "
-             "exact (default) never computes an f32 grid in less than f32; "
-             "tf32 lets tensor cores round f32 operands to tf32"));
+             "exact (default) keeps f32 grids at f32 accuracy, on CUDA "
+             "cores or split-TF32 tensor cores; split-tf32 asks for the "
+             "tensor cores; tf32 lets tensor cores round f32 operands to "
+             "tf32"));
 
 cl::opt<std::string> gpuOpt(
     "gpu", cl::init(""),
@@ -317,13 +320,29 @@ std::vector<std::string> choiceNotes(const Stencil &s, const Strategy &st,
   std::string rule =
       s.elemType == ElemType::F32
           ? (policy == Precision::Exact
-                 ? "f32 grids use f32 arithmetic only (no tf32)"
+                 ? "f32 grids keep f32 accuracy: CUDA cores, or tensor "
+                   "cores in split-TF32"
+             : policy == Precision::SplitTF32
+                 ? "f32 grids keep f32 accuracy on tensor cores in "
+                   "split-TF32"
                  : "f32 grids may use tf32 tensor-core operands")
       : s.elemType == ElemType::F64
           ? "f64 grids use f64 arithmetic (CUDA cores or DMMA)"
           : "tensor cores multiply in the grid type, accumulate in f32";
   notes.push_back("Precision policy: " + precisionName(policy).str() + ": " +
                   rule + ".");
+  if (st.split && s.matrix && s.matrix->split) {
+    std::optional<bool> low = splitNeedsLowA(s);
+    notes.push_back(
+        std::string("Split-TF32: every f32 operand x is hi + lo, hi = "
+                    "tf32(x), lo = tf32(x - hi); a product takes ") +
+        (!low  ? "three tf32 MMAs, A_lo*B_hi + A_hi*B_lo + A_hi*B_hi (two "
+                 "where the host finds every coefficient exact in tf32)"
+         : *low ? "three tf32 MMAs, A_lo*B_hi + A_hi*B_lo + A_hi*B_hi"
+                : "two tf32 MMAs, A_hi*B_lo + A_hi*B_hi (every coefficient "
+                  "is exact in tf32)") +
+        "; about 2^-22 relative error per product.");
+  }
   if (chosen)
     notes.push_back(fmt::format(
         "Strategy: {}, chosen by the cost model for {}: {:.0f} GStencils/s "
@@ -450,8 +469,23 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   mo.hw = hw;
   mo.arch = arch;
   mo.precision = req.precision ? *req.precision
-                 : s.hints.tf32 && *s.hints.tf32 ? Precision::TF32
-                                                 : Precision::Exact;
+                                : s.hints.precision.value_or(Precision::Exact);
+  // Split-TF32 splits f32 operands; sema checked the hint against the
+  // declared type, --type may have changed it since.
+  if (mo.precision == Precision::SplitTF32 && s.elemType != ElemType::F32) {
+    if (req.precision)
+      diags.error(s.loc, "--precision=split-tf32 is for f32 grids; the "
+                         "grids of stencil '" +
+                             s.name + "' are " + elemTypeName(s.elemType) +
+                             " (use exact)");
+    else
+      diags.error(s.hints.precisionLoc,
+                  "hint precision = split_tf32 is for f32 grids; --type=" +
+                      typeOpt + " makes the grids of stencil '" + s.name +
+                      "' " + elemTypeName(s.elemType) +
+                      " (add --precision=exact)");
+    return std::nullopt;
+  }
   mo.target = req.target;
   mo.searchMaxSteps = std::max(0, searchMaxSteps.getValue());
   mo.searchMaxR = std::clamp(searchMaxR.getValue(), 1, 8);
@@ -484,12 +518,15 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
-  if (tensor && s.elemType == ElemType::F32 &&
-      mo.precision == Precision::Exact) {
-    diags.error(s.loc, "--target=" + targetName(*req.target) +
-                           " multiplies the f32 grids of stencil '" + s.name +
-                           "' in tf32, which precision exact forbids; add "
-                           "--precision=tf32 (or hint precision = tf32)");
+  if (mo.target == Target::CudaCore && s.elemType == ElemType::F32 &&
+      mo.precision == Precision::SplitTF32) {
+    std::string what = req.target ? "--target=cuda-core"
+                       : req.tile ? "--tile"
+                                  : "--threads";
+    diags.error(s.loc, what + " runs stencil '" + s.name +
+                           "' on CUDA cores, but precision split-tf32 asks "
+                           "for split-TF32 tensor cores; use "
+                           "--precision=exact to allow both");
     return std::nullopt;
   }
   // Everything fixed: the model only has to speak when asked.
@@ -540,6 +577,8 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     st = Strategy();
     st.target = *req.target;
     st.steps = *mo.steps;
+    st.split = st.target != Target::CudaCore &&
+               splitsOperands(s.elemType, mo.precision);
     chosen = nullptr;
   }
   if (st.target != Target::CudaCore) {
@@ -673,7 +712,7 @@ int compile(DiagnosticEngine &diags) {
     precision = parsePrecision(precisionOpt);
     if (!precision) {
       diags.error("unknown --precision '" + precisionOpt +
-                  "'; expected exact or tf32");
+                  "'; expected exact, split-tf32 or tf32");
       return 1;
     }
   }

@@ -1,6 +1,7 @@
 //===- CostModel.cpp - Roofline cost model and target selection -----------===//
 
 #include "stencilc/Analysis/CostModel.h"
+#include "stencilc/IR/MatrixEmulator.h"
 #include "stencilc/Transforms/LayoutSearch.h"
 #include "stencilc/Transforms/Passes.h"
 
@@ -14,18 +15,6 @@
 #include <fmt/format.h>
 
 using namespace stencilc;
-
-llvm::StringRef stencilc::precisionName(Precision p) {
-  return p == Precision::Exact ? "exact" : "tf32";
-}
-
-std::optional<Precision> stencilc::parsePrecision(llvm::StringRef name) {
-  if (name == "exact")
-    return Precision::Exact;
-  if (name == "tf32")
-    return Precision::TF32;
-  return std::nullopt;
-}
 
 static const char *layoutWord(MatrixLayout l) {
   switch (l) {
@@ -46,7 +35,14 @@ std::string Strategy::label() const {
     if (layout == MatrixLayout::Morph)
       s += fmt::format("({},{})", r1, r2);
   }
-  return s + fmt::format(" t={}", steps);
+  s += fmt::format(" t={}", steps);
+  if (split && target != Target::CudaCore)
+    s += " split-tf32";
+  return s;
+}
+
+bool stencilc::splitsOperands(ElemType type, Precision policy) {
+  return type == ElemType::F32 && policy != Precision::TF32;
 }
 
 std::vector<std::string> Strategy::flags() const {
@@ -103,7 +99,7 @@ bool stencilc::buildTensorCoreProgram(Stencil &s, const Strategy &st,
     pipeline += sparse ? ",sparsity-conversion" : "";
     break;
   }
-  pipeline += ",compress24";
+  pipeline += st.split ? ",compress24{split=1}" : ",compress24";
   Module one;
   one.stencils.push_back(std::move(s));
   bool ok = runPipeline(one, pipeline, PipelineOptions(), llvm::errs(), diags);
@@ -248,7 +244,8 @@ void fillRoofline(CostCandidate &c, const Context &x, double peak) {
 /// the weighted times add up (CostWeights), and the largest weighted term
 /// names the bound.
 void finish(CostCandidate &c, const std::array<double, 3> &w) {
-  double terms[] = {w[0] * c.tGlobal, w[1] * c.tShared, w[2] * c.tCompute};
+  double terms[] = {w[0] * c.tGlobal, w[1] * c.tShared,
+                    w[2] * c.tCompute + std::max(w[2], 1.0) * c.tSplit};
   double total = terms[0] + terms[1] + terms[2];
   int worst = static_cast<int>(std::max_element(terms, terms + 3) - terms);
   c.bound = worst == 0   ? "DRAM"
@@ -355,37 +352,57 @@ std::optional<CostCandidate> tensorCoreCandidate(const Context &x,
                        : hw.tensorCore[mmaIndex(p.shape.type)];
   if (peak <= 0)
     return std::nullopt;
-  fillRoofline(c, x, peak);
+  // Split-TF32: a product of tiles takes 3 MMAs, 2 where A is known to be
+  // exact in tf32 (a parameter's value is not known: 3), so its roof is a
+  // third (a half) of tf32's.
+  if (p.split)
+    c.splitMmas = splitNeedsLowA(built).value_or(true) ? 3 : 2;
+  fillRoofline(c, x, peak / std::max(1, c.splitMmas));
   int t = st.steps;
   double mmaFlops = 2.0 * p.shape.m * p.shape.n * p.shape.k;
   c.tCompute = stats.mmaPerPoint * mmaFlops / peak / t * 1e9;
   c.tGlobal = x.bytes1 / t / hw.bandwidth * 1e9;
+  // The B elements a lane's fragments take per output point: k'/m', once
+  // per patch row in the rolling kernel.
+  double bElems = static_cast<double>(stats.paddedColumns) / stats.rows;
+  if (c.kernel == "rolling")
+    bElems /= p.packed->tilesK;
+  if (p.split) {
+    // What the split adds to the tf32 kernel: the extra MMAs at the tf32
+    // rate; and the kernel splits every B element it loads (cvt, sub,
+    // cvt) and adds the second accumulator to the first once per output,
+    // each an instruction at the CUDA cores' issue rate (two flops of an
+    // FFMA).
+    double convert = (3 * bElems + 1) * 2 / hw.cudaCorePeak(ElemType::F32);
+    c.tSplit = (c.splitMmas - 1) * c.tCompute + convert / t * 1e9;
+  }
   // Shared memory by load instructions, not bytes: a patch of m' outputs
   // gathers its k' B elements; a gather table costs a second load per
   // element, uniform 16-bit gathers load pairs as one word, and the rolling
   // kernel loads each kernel row once per patch row instead of once per K
   // tile. One 4-byte load per lane is the unit of sharedBandwidth.
-  double loads = static_cast<double>(stats.paddedColumns) / stats.rows;
+  double loads = bElems;
   if (c.kernel == "table")
     loads *= 2;
   else if (mmaTypeBytes(p.shape.type) == 2)
     loads *= 0.5;
-  if (c.kernel == "rolling")
-    loads /= p.packed->tilesK;
   c.tShared = loads * 4 / t / hw.sharedBandwidth * 1e9;
   finish(c, hw.weights.lookup(targetName(st.target), c.kernel,
                               x.s.elemType, x.s.dims));
   return c;
 }
 
-/// The precision policy's verdict on `c`.
+/// The precision policy's verdict on `c`. Tensor cores on f32 grids are
+/// built in the policy's arithmetic (split-TF32, or tf32 when asked for),
+/// so only split-tf32's demand for tensor cores rules anything out.
 void applyPolicy(CostCandidate &c, const Stencil &s, Precision policy) {
-  if (c.strategy.target == Target::CudaCore || s.elemType != ElemType::F32 ||
-      policy == Precision::TF32)
+  if (c.strategy.target != Target::CudaCore || s.elemType != ElemType::F32 ||
+      policy != Precision::SplitTF32)
     return;
   c.allowed = false;
-  c.reason = "tf32 operands keep 10 of f32's 23 mantissa bits; precision "
-             "exact forbids them (--precision=tf32 allows them)";
+  c.reason = "precision split-tf32 runs the products of f32 grids on "
+             "tensor cores in split-TF32, and only linear stencils of one "
+             "grid have them (--precision=exact also allows CUDA cores)";
 }
 
 } // namespace
@@ -432,6 +449,10 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     lo.arch = arch;
     lo.maxSteps = o.searchMaxSteps;
     lo.maxR = o.searchMaxR;
+    // Split-TF32 takes up to three tf32 MMAs per product: a third of the
+    // rate, for the depth and patch each layout is tried at.
+    if (splitsOperands(s.elemType, o.precision))
+      lo.peakTF32 /= 3;
     searched = searchLayouts(s, lo, quiet);
   }
   for (Target target : {Target::TensorCore, Target::SparseTensorCore}) {
@@ -444,6 +465,7 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
       Strategy st;
       st.target = target;
       st.layout = layout;
+      st.split = splitsOperands(s.elemType, o.precision);
       st.steps = o.steps ? *o.steps : 0;
       st.r1 = 4;
       st.r2 = s.dims == 1 ? 1 : 4;
@@ -491,6 +513,7 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
   } else {
     Strategy st;
     st.target = *o.target;
+    st.split = splitsOperands(s.elemType, o.precision);
     st.layout = o.layout ? *o.layout : MatrixLayout::Decompose;
     st.steps = o.steps ? *o.steps : 1;
     st.r1 = 4;

@@ -15,8 +15,23 @@ std::string scenarioText(const CostCandidate &c) {
   return c.scenario ? std::to_string(c.scenario) : "-";
 }
 
+/// The fragment shape; "3xm16n8k8.tf32" for split-TF32's three MMAs per
+/// product (two where A is exact in tf32).
 std::string shapeText(const CostCandidate &c) {
-  return c.strategy.target == Target::CudaCore ? "-" : c.shape.name();
+  if (c.strategy.target == Target::CudaCore)
+    return "-";
+  if (c.splitMmas)
+    return std::to_string(c.splitMmas) + "x" + c.shape.name();
+  return c.shape.name();
+}
+
+/// What the tensor cores do with f32 grids under the policy.
+std::string policyText(const Stencil &s, Precision p) {
+  std::string name = precisionName(p).str();
+  if (s.elemType != ElemType::F32)
+    return name;
+  return name + (p == Precision::TF32 ? " (f32 tensor cores in tf32)"
+                                      : " (f32 tensor cores in split-TF32)");
 }
 
 std::string escapeXml(llvm::StringRef text) {
@@ -52,13 +67,13 @@ void stencilc::printExplanation(const Stencil &s,
                     hw.name, hw.bandwidth / 1e9,
                     hw.cudaCorePeak(s.elemType) / 1e12,
                     s.elemType == ElemType::F64 ? "f64" : "f32",
-                    precisionName(o.precision).str());
-  os << fmt::format("  {:<24} {:<17} {:>9} {:>13} {:>9} {:>3} {:>8} {:>6} "
+                    policyText(s, o.precision));
+  os << fmt::format("  {:<30} {:<18} {:>9} {:>13} {:>9} {:>3} {:>8} {:>6} "
                     "{:>6}  {}\n",
                     "candidate", "fragment", "predicted", "bound", "roofline",
                     "sc.", "I", "alpha", "S", "precision");
   for (const CostCandidate &c : cands) {
-    os << fmt::format("  {:<24} {:<17} {:>9.1f} {:>13} {:>9.1f} {:>3} "
+    os << fmt::format("  {:<30} {:<18} {:>9.1f} {:>13} {:>9.1f} {:>3} "
                       "{:>8.2f} {:>6.3f} {:>6.4f}  {}{}\n",
                       c.strategy.label(), shapeText(c), c.predicted, c.bound,
                       c.roofline, scenarioText(c), c.metrics.I, c.alpha, c.S,
@@ -80,17 +95,17 @@ std::string stencilc::explanationTsv(const Stencil &s,
   std::string out = "stencil\tcandidate\tfragment\tpredicted\tbound\t"
                     "roofline\tscenario\tI\talpha\tS\tallowed\tchosen\t"
                     "t_dram\tt_shared\tt_compute\tw_dram\tw_shared\tw_compute\t"
-                    "kernel\n";
+                    "kernel\tt_split\n";
   for (const CostCandidate &c : cands)
     out += fmt::format("{}\t{}\t{}\t{:.4g}\t{}\t{:.4g}\t{}\t{:.4g}\t{:.4g}\t"
                        "{:.4g}\t{}\t{}\t{:.6g}\t{:.6g}\t{:.6g}\t{:.4g}\t{:.4g}\t"
-                       "{:.4g}\t{}\n",
+                       "{:.4g}\t{}\t{:.6g}\n",
                        s.name, c.strategy.label(), shapeText(c), c.predicted,
                        c.bound, c.roofline, scenarioText(c), c.metrics.I,
                        c.alpha, c.S, c.allowed ? "yes" : "no",
                        c.chosen ? "yes" : "no", c.tGlobal, c.tShared,
                        c.tCompute, c.weights[0], c.weights[1],
-                       c.weights[2], c.kernel);
+                       c.weights[2], c.kernel, c.tSplit);
   return out;
 }
 
@@ -159,12 +174,17 @@ std::string stencilc::renderRooflineSvg(const Stencil &s,
   };
   std::vector<Roof> roofs{{"CUDA cores", hw.cudaCorePeak(s.elemType),
                            "#1f77b4"}};
-  if (s.elemType != ElemType::F32 || o.precision == Precision::TF32) {
+  {
+    // Split-TF32 spends three tf32 MMAs on a product: a third of the roof.
     int type = static_cast<int>(mmaTypeFor(s.elemType));
-    roofs.push_back({"tensor cores", hw.tensorCore[type], "#2ca02c"});
+    bool split = splitsOperands(s.elemType, o.precision);
+    double share = split ? 1.0 / 3 : 1.0;
+    std::string suffix = split ? " (split-TF32)" : "";
+    roofs.push_back(
+        {"tensor cores" + suffix, hw.tensorCore[type] * share, "#2ca02c"});
     if (hw.sparseTensorCore[type] > 0)
-      roofs.push_back(
-          {"sparse tensor cores", hw.sparseTensorCore[type], "#d62728"});
+      roofs.push_back({"sparse tensor cores" + suffix,
+                       hw.sparseTensorCore[type] * share, "#d62728"});
   }
   double iLo = std::pow(10, xmin), iHi = std::pow(10, xmax);
   for (const Roof &r : roofs) {

@@ -2068,9 +2068,11 @@ void StencilEmitter::emitBoundConstants() {
       coeffEta = "0x1.0p-134 + 0x1.0p-149";
       break;
     case MmaType::TF32:
-      coeffU = "0x1.0p-11 + 0x1.0p-23";
+      // Split-TF32 holds a value as hi + lo to 2^-22 of it, and drops
+      // A_lo B_lo, below 2^-22 of a product (docs/language.md §6.4).
+      coeffU = s.matrix->split ? "0x1.0p-21" : "0x1.0p-11 + 0x1.0p-23";
       coeffEta = "0x1.0p-137 + 0x1.0p-149";
-      gridU = "0x1.0p-11";
+      gridU = s.matrix->split ? "0x1.0p-21" : "0x1.0p-11";
       gridEta = "0x1.0p-137";
       break;
     case MmaType::F64:

@@ -1,6 +1,7 @@
 //===- TensorCoreEmitter.cpp - mma / mma.sp kernels from a MatrixProgram --===//
 
 #include "stencilc/CodeGen/TensorCoreEmitter.h"
+#include "stencilc/CodeGen/SplitTF32Emitter.h"
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/IR/MatrixEmulator.h"
 #include "stencilc/IR/Weights.h"
@@ -375,6 +376,11 @@ void TensorCoreEmitter::emitKernel() {
            matrixLayoutName(p.layout).str(),
            axes([&](int a) { return i(plan.patch[a]); }, "x"),
            axes([&](int a) { return i(plan.tile[a]); }, "x"), plan.jobs);
+  std::optional<SplitTF32Emitter> split;
+  if (p.split) {
+    split.emplace(s, out);
+    out.line("// {}.", split->summary());
+  }
   out.line("constexpr int kTcThreads = {}, kTcWarps = {}, kTcJobs = {};",
            plan.threads, plan.threads / 32, plan.jobs);
   for (int a = 0; a < D; ++a)
@@ -481,15 +487,20 @@ void TensorCoreEmitter::emitKernel() {
     out.line("long long {}; // the last block's origin, from lo",
              axes([&](int a) { return "last" + i(a); }));
     out.line("const {} *a; // [tile][register][lane]", word);
+    if (split)
+      out.line("const unsigned *alo; // split-TF32: A's lo parts, as a");
   }
   out.blank();
 
   out.line("// kTcStores16: the host found the output's rows 16-byte "
            "aligned (and kTcOutVec holds),\n// so the staged runs go out in "
            "whole chunks.");
-  out.line("template <bool kTcStores16>\n__global__ void "
+  if (split)
+    out.line("// kTcALo: the product A_lo B_hi runs (some coefficient of A is "
+             "not exact in tf32).");
+  out.line("template <bool kTcStores16{}>\n__global__ void "
            "__launch_bounds__(kTcThreads) {}_tc_kernel(const TcArgs a) {{",
-           s.name);
+           split ? ", bool kTcALo" : "", s.name);
   out.indent();
   // Two box buffers: each block runs tiles blockIdx.x, + gridDim.x, ...
   // and copies the next tile's box while it computes on this one.
@@ -551,15 +562,22 @@ void TensorCoreEmitter::emitKernel() {
   // A: in registers for the whole block when it is small, else read per
   // use (coalesced, and cached: every block reads the same words).
   const int tiles = pk.tilesM * pk.tilesK;
-  const bool hoist = tiles * aRegs * (f64 ? 2 : 1) <= 64;
-  auto aWord = [&](int tile, int r) {
-    return fmt::format("a.a[{} * 32 + lane]", tile * aRegs + r);
+  const bool hoist = tiles * aRegs * (f64 ? 2 : 1) * (split ? 2 : 1) <= 64;
+  auto aWord = [&](int tile, int r, const char *part = "a") {
+    return fmt::format("a.{}[{} * 32 + lane]", part, tile * aRegs + r);
   };
   if (hoist) {
     out.line("{} sc_a[{}][kTcARegs];", word, tiles);
     for (int tile = 0; tile < tiles; ++tile)
       for (int r = 0; r < aRegs; ++r)
         out.line("sc_a[{}][{}] = {};", tile, r, aWord(tile, r));
+    if (split && split->lowA().value_or(true)) {
+      out.line("unsigned sc_alo[{}][kTcARegs];", tiles);
+      auto lo = out.scope("if constexpr (kTcALo)");
+      for (int tile = 0; tile < tiles; ++tile)
+        for (int r = 0; r < aRegs; ++r)
+          out.line("sc_alo[{}][{}] = {};", tile, r, aWord(tile, r, "alo"));
+    }
   }
   // Element k of the lane's B fragment, as an s_in index expression.
   auto bAt = [&](int k) {
@@ -584,11 +602,14 @@ void TensorCoreEmitter::emitKernel() {
       return std::nullopt;
     return fmt::format("*reinterpret_cast<const unsigned *>(sc_b + {})", c0);
   };
-  // B register r of K tile tk into `dst[r]`.
-  auto loadB = [&](int tk, const std::string &dst) {
+  // B register r of K tile tk into `dst[r]` (split-TF32: its hi part,
+  // and its lo part into `dstLo[r]`).
+  auto loadB = [&](int tk, const std::string &dst, const std::string &dstLo) {
     for (int r = 0; r < bRegs; ++r) {
       int k0 = (tk * bRegs + r) * E;
-      if (std::optional<std::string> w = pairWord(k0))
+      if (split)
+        split->loadB(dst, dstLo, r, bAt(k0));
+      else if (std::optional<std::string> w = pairWord(k0))
         out.line("{}[{}] = {};", dst, r, *w);
       else if (E == 2)
         out.line("{}[{}] = stencilc::rt::packPair({}, {});", dst, r, bAt(k0),
@@ -599,25 +620,36 @@ void TensorCoreEmitter::emitKernel() {
         out.line("{}[{}] = {};", dst, r, bAt(k0));
     }
   };
-  // Every M tile's product with K tile tk's B fragment `b`.
-  auto mmas = [&](int tk, const std::string &b) {
+  // Every M tile's product with K tile tk's B fragment `b` (split-TF32:
+  // its hi part, and `bLo` its lo part).
+  auto mmas = [&](int tk, const std::string &b, const std::string &bLo) {
     for (int tm = 0; tm < pk.tilesM; ++tm) {
       int tile = tm * pk.tilesK + tk;
-      std::string av;
+      std::string av, avLo;
       if (hoist) {
         av = fmt::format("sc_a[{}]", tile);
+        avLo = fmt::format("sc_alo[{}]", tile);
       } else {
         std::string init;
-        for (int r = 0; r < aRegs; ++r)
+        for (int r = 0; r < aRegs; ++r) {
           init += (r ? ", " : "") + aWord(tile, r);
+          avLo += (r ? ", " : "") + aWord(tile, r, "alo");
+        }
         out.line("const {} av{}_{}[kTcARegs] = {{{}}};", word, tm, tk, init);
         av = fmt::format("av{}_{}", tm, tk);
       }
-      if (f.sparse)
-        out.line("{}<{}>(acc[{}], {}, {}, meta[{}]);", mmaFunction(f),
-                 pk.tileSelector[tile], tm, av, b, pk.tileMetaReg[tile]);
+      auto call = [&](const std::string &accum, const std::string &a,
+                      const std::string &bb) {
+        if (f.sparse)
+          return fmt::format("{}<{}>({}, {}, {}, meta[{}]);", mmaFunction(f),
+                             pk.tileSelector[tile], accum, a, bb,
+                             pk.tileMetaReg[tile]);
+        return fmt::format("{}({}, {}, {});", mmaFunction(f), accum, a, bb);
+      };
+      if (split)
+        split->mmas(call, tm, av, avLo, !hoist, b, bLo);
       else
-        out.line("{}(acc[{}], {}, {});", mmaFunction(f), tm, av, b);
+        out.line("{}", call(fmt::format("acc[{}]", tm), av, b));
     }
   };
   // D: accumulator i of the lane sits at (row, patch) per PTX.md; the row
@@ -637,6 +669,8 @@ void TensorCoreEmitter::emitKernel() {
   const bool pairs = E == 2 && f.m == 16 && plan.patch[fast] % 8 == 0 &&
                      plan.stageElems / 8 % 8 == 0;
   auto scatter = [&]() {
+    if (split)
+      split->foldAccumulators(accs);
     out.line("// This warp's copy-out of its previous job is done before "
              "the stage is written.\n__syncwarp();");
     const int rows = static_cast<int>(plan.stageElems / 8);
@@ -708,7 +742,7 @@ void TensorCoreEmitter::emitKernel() {
              "stencilc::rt::copyAsyncWait<1>();");
   }
   out.line("else\n  stencilc::rt::copyAsyncWait<0>();");
-  if (f.type == MmaType::TF32)
+  if (f.type == MmaType::TF32 && !split)
     out.line("// tf32 operands: each thread rounds the copies it made.\n"
              "if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
              "kTcBoxElems; i += kTcThreads * kTcVec)\n#pragma unroll\n    "
@@ -733,8 +767,10 @@ void TensorCoreEmitter::emitKernel() {
     // slot (u + tk) % T, and the row loaded for the next patch row takes
     // the slot kernel row 0 frees. No register moves.
     out.line("{} sc_w[{}][kTcBRegs];", word, T);
+    if (split)
+      out.line("unsigned sc_wl[{}][kTcBRegs]; // split-TF32: lo parts", T);
     for (int tk = 0; tk < T; ++tk)
-      loadB(tk, fmt::format("sc_w[{}]", tk));
+      loadB(tk, fmt::format("sc_w[{}]", tk), fmt::format("sc_wl[{}]", tk));
     auto rows = out.scope(
         fmt::format("for (int sc_i = 0; sc_i < kTcRowsPerWarp; sc_i += {})",
                     T));
@@ -743,13 +779,16 @@ void TensorCoreEmitter::emitKernel() {
         fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", T));
     out.line("if (sc_i + sc_u >= kTcRowsPerWarp)\n  break;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
+    if (split)
+      out.line("float accLo[kTcTilesM][{}] = {{}};", accs);
     for (int tk = 0; tk < T; ++tk)
-      mmas(tk, fmt::format("sc_w[(sc_u + {}) % {}]", tk, T));
+      mmas(tk, fmt::format("sc_w[(sc_u + {}) % {}]", tk, T),
+           fmt::format("sc_wl[(sc_u + {}) % {}]", tk, T));
     scatter();
     out.line("sc_dst += kTcR0 * a.n1;");
     auto more = out.scope("if (sc_i + sc_u + 1 < kTcRowsPerWarp)");
     out.line("sc_b += kTcR0 * kTcBox1;");
-    loadB(T - 1, "sc_w[sc_u]");
+    loadB(T - 1, "sc_w[sc_u]", "sc_wl[sc_u]");
   } else {
     auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
                           "kTcJobs; sc_job += kTcWarps)");
@@ -783,11 +822,15 @@ void TensorCoreEmitter::emitKernel() {
     else
       out.line("const Elem *const sc_b = s_in + sc_base + sc_lane;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
+    if (split)
+      out.line("float accLo[kTcTilesM][{}] = {{}};", accs);
     for (int tk = 0; tk < pk.tilesK; ++tk) {
       auto blk = out.scope("");
       out.line("{} b[kTcBRegs];", word);
-      loadB(tk, "b");
-      mmas(tk, "b");
+      if (split)
+        out.line("unsigned bl[kTcBRegs];");
+      loadB(tk, "b", "bl");
+      mmas(tk, "b", "bl");
     }
     scatter();
   }
@@ -801,7 +844,8 @@ void TensorCoreEmitter::emitKernel() {
 
 void TensorCoreEmitter::emitBoxLoad() {
   const int fast = D - 1;
-  const bool tf32 = p.packed->shape.type == MmaType::TF32;
+  // Split-TF32 keeps the box in f32 and splits in registers.
+  const bool tf32 = p.packed->shape.type == MmaType::TF32 && !p.split;
   auto i = [](int a) { return std::to_string(a); };
   // Box coordinates l0.. of loop index `r`, whose fastest axis counts
   // `unit`s of elements.
@@ -862,6 +906,9 @@ void TensorCoreEmitter::emitHostSetup(
   const std::string word = f64 ? "double" : "unsigned";
   const int aRegs = aRegisters(f), E = pk.elemsPerReg;
   const int tiles = pk.tilesM * pk.tilesK;
+  std::optional<SplitTF32Emitter> split;
+  if (p.split)
+    split.emplace(s, out);
 
   // Distinct coefficient nodes in first-use order; slots refer to them.
   std::map<int, int> index;
@@ -871,9 +918,10 @@ void TensorCoreEmitter::emitHostSetup(
       index[v] = static_cast<int>(nodes.size());
       nodes.push_back(v);
     }
-  out.line("// Tensor cores: A's coefficients from the parameters, rounded "
-           "to {} and packed as",
-           mmaTypeName(f.type).str());
+  out.line("// Tensor cores: A's coefficients from the parameters, {} and "
+           "packed as",
+           split ? "split into tf32 hi and lo parts"
+                 : "rounded to " + mmaTypeName(f.type).str());
   out.line("// docs/PTX.md lays them out ([tile][register][lane]).");
   {
     std::string text;
@@ -909,7 +957,7 @@ void TensorCoreEmitter::emitHostSetup(
     auto block = out.scope("");
     out.line("// Rounded to {} keeping the sum of the weights "
              "(docs/language.md §6.4).",
-             mmaTypeName(f.type).str());
+             split ? "f32" : mmaTypeName(f.type).str());
     std::string where, counts;
     for (size_t k = 0; k < weights.nodes.size(); ++k) {
       where += (k ? ", " : "") + std::to_string(index[weights.nodes[k]]);
@@ -933,8 +981,10 @@ void TensorCoreEmitter::emitHostSetup(
               "static_cast<float>(x))))";
       break;
     case MmaType::TF32:
-      round = "static_cast<double>(stencilc::rt::roundTF32("
-              "static_cast<float>(x)))";
+      // Split-TF32 holds the f32 weight as hi + lo.
+      round = split ? "static_cast<double>(static_cast<float>(x))"
+                    : "static_cast<double>(stencilc::rt::roundTF32("
+                      "static_cast<float>(x)))";
       break;
     case MmaType::F64:
       round = "x";
@@ -947,7 +997,15 @@ void TensorCoreEmitter::emitHostSetup(
              "sc_tc_coeff[kTcWeight[sc_k]] = sc_w[sc_k];",
              K);
   }
-  out.line("std::vector<{}> sc_tc_host({} * 32 * {});", word, tiles, aRegs);
+  if (split) {
+    out.line("// Split-TF32: the lo parts follow the hi parts, in the same "
+             "layout.");
+    if (!split->lowA())
+      out.line("bool sc_tc_lo = false; // some lo part is nonzero: the "
+               "kernel runs A_lo B_hi");
+  }
+  out.line("std::vector<{}> sc_tc_host({}{} * 32 * {});", word,
+           split ? "2 * " : "", tiles, aRegs);
   {
     auto loop = out.scope(fmt::format(
         "for (int sc_k = 0; sc_k < {} * 32 * {}; ++sc_k)", tiles, aRegs));
@@ -957,7 +1015,7 @@ void TensorCoreEmitter::emitHostSetup(
     out.line("const short *sc_s = &kTcSlots[sc_k * {}];", E);
     out.line("auto sc_c = [&](int e) {{ return sc_s[e] < 0 ? 0.0 : "
              "sc_tc_coeff[sc_s[e]]; }};");
-    out.line("{} sc_w;", word);
+    out.line("{} sc_w{};", word, split ? ", sc_wl" : "");
     switch (f.type) {
     case MmaType::F16:
       out.line(
@@ -970,8 +1028,11 @@ void TensorCoreEmitter::emitHostSetup(
                "bfloat16>::from(sc_c(1)));");
       break;
     case MmaType::TF32:
-      out.line("const float sc_f = stencilc::rt::roundTF32(static_cast<float>"
-               "(sc_c(0)));\nstd::memcpy(&sc_w, &sc_f, 4);");
+      if (split)
+        split->packHostWord();
+      else
+        out.line("const float sc_f = stencilc::rt::roundTF32(static_cast<"
+                 "float>(sc_c(0)));\nstd::memcpy(&sc_w, &sc_f, 4);");
       break;
     case MmaType::F64:
       out.line("sc_w = sc_c(0);");
@@ -979,6 +1040,10 @@ void TensorCoreEmitter::emitHostSetup(
     }
     out.line("sc_tc_host[(sc_tile * {} + sc_reg) * 32 + sc_lane] = sc_w;",
              aRegs);
+    if (split)
+      out.line("sc_tc_host[{} * 32 * {} + (sc_tile * {} + sc_reg) * 32 + "
+               "sc_lane] = sc_wl;",
+               tiles, aRegs, aRegs);
   }
   out.line("stencilc::rt::ScratchBuffer<{}> sc_tc_a(nullptr, "
            "sc_tc_host.size(), stream);",
@@ -991,6 +1056,8 @@ void TensorCoreEmitter::emitHostSetup(
            word);
   out.line("TcArgs sc_tc_args{{}};");
   out.line("sc_tc_args.a = sc_tc_a.get();");
+  if (split)
+    out.line("sc_tc_args.alo = sc_tc_a.get() + {} * 32 * {};", tiles, aRegs);
   out.line("long long sc_tc_blocks = 1;");
   for (int a = 0; a < D; ++a) {
     auto blk = out.scope("");
@@ -1031,14 +1098,24 @@ void TensorCoreEmitter::emitHostSetup(
   out.line("STENCILC_TRY(cudaGetDevice(&sc_dev));");
   out.line("STENCILC_TRY(cudaDeviceGetAttribute(&sc_sms, "
            "cudaDevAttrMultiProcessorCount, sc_dev));");
-  for (const char *stores : {"true", "false"})
-    out.line("STENCILC_TRY(cudaFuncSetAttribute({}_tc_kernel<{}>, "
+  // Every instantiation the launch may pick.
+  std::vector<std::string> kernels;
+  for (const char *stores : {"true", "false"}) {
+    if (!split) {
+      kernels.push_back(s.name + "_tc_kernel<" + stores + ">");
+      continue;
+    }
+    for (const std::string &k : split->kernels(stores))
+      kernels.push_back(k);
+  }
+  for (const std::string &k : kernels)
+    out.line("STENCILC_TRY(cudaFuncSetAttribute({}, "
              "cudaFuncAttributeMaxDynamicSharedMemorySize, "
              "static_cast<int>(kTcSmemBytes)));",
-             s.name, stores);
+             k);
   out.line("STENCILC_TRY(cudaOccupancyMaxActiveBlocksPerMultiprocessor("
-           "&sc_occ, {}_tc_kernel<true>, kTcThreads, kTcSmemBytes));",
-           s.name);
+           "&sc_occ, {}, kTcThreads, kTcSmemBytes));",
+           kernels.front());
   out.line("const long long sc_tc_grid = std::min<long long>(sc_tc_blocks, "
            "static_cast<long long>(sc_sms) * std::max(sc_occ, 1));");
 }
@@ -1048,16 +1125,22 @@ void TensorCoreEmitter::emitLaunch(const std::string &in,
   {
     auto full = out.scope("if (sc_args.nt == kFuse && sc_tc_blocks > 0)");
     out.line("sc_tc_args.in = {};\nsc_tc_args.out = {};", in, outPtr);
-    out.line("if (kTcOutVec && (reinterpret_cast<unsigned long long>({}) & "
-             "15) == 0 && n{} % kTcVec == 0)",
-             outPtr, D - 1);
-    out.line("  STENCILC_LAUNCH({}_tc_kernel<true>, static_cast<unsigned>("
-             "sc_tc_grid), kTcThreads, kTcSmemBytes, stream, sc_tc_args);",
-             s.name);
-    out.line("else\n  STENCILC_LAUNCH({}_tc_kernel<false>, "
-             "static_cast<unsigned>(sc_tc_grid), kTcThreads, kTcSmemBytes, "
-             "stream, sc_tc_args);",
-             s.name);
+    std::string aligned = fmt::format(
+        "kTcOutVec && (reinterpret_cast<unsigned long long>({}) & 15) == 0 "
+        "&& n{} % kTcVec == 0",
+        outPtr, D - 1);
+    if (p.split) {
+      SplitTF32Emitter(s, out).launch("(" + aligned + ")");
+    } else {
+      out.line("if ({})", aligned);
+      out.line("  STENCILC_LAUNCH({}_tc_kernel<true>, static_cast<unsigned>("
+               "sc_tc_grid), kTcThreads, kTcSmemBytes, stream, sc_tc_args);",
+               s.name);
+      out.line("else\n  STENCILC_LAUNCH({}_tc_kernel<false>, "
+               "static_cast<unsigned>(sc_tc_grid), kTcThreads, kTcSmemBytes, "
+               "stream, sc_tc_args);",
+               s.name);
+    }
     out.line("STENCILC_TRY(cudaGetLastError());");
     // The CUDA-core tiles inside [lo, lo + last + kTcT) on every axis.
     for (int a = 0; a < D; ++a)

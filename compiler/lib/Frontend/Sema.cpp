@@ -384,11 +384,26 @@ void StencilSema::applyHint(const Decl &d) {
     }
     s.hints.steps = *n;
   } else if (key.text == "precision") {
-    if (v.kind != ExprKind::Ref || (v.name != "exact" && v.name != "tf32")) {
-      diags.error(v.loc, "hint 'precision' takes exact or tf32");
+    std::optional<Precision> p;
+    for (Precision q : {Precision::Exact, Precision::SplitTF32, Precision::TF32})
+      if (v.kind == ExprKind::Ref && v.name == precisionHintName(q))
+        p = q;
+    if (!p) {
+      diags.error(v.loc, "hint 'precision' takes exact, split_tf32 or tf32");
       return;
     }
-    s.hints.tf32 = v.name == "tf32";
+    // Split-TF32 splits f32 operands; other grid types have no f32
+    // products to split (the grids are declared before hints apply).
+    if (*p == Precision::SplitTF32 && !s.grids.empty() &&
+        s.elemType != ElemType::F32) {
+      diags.error(v.loc, "hint precision = split_tf32 is for f32 grids; the "
+                         "grids of stencil '" +
+                             s.name + "' are " + elemTypeName(s.elemType) +
+                             " (use exact)");
+      return;
+    }
+    s.hints.precision = p;
+    s.hints.precisionLoc = v.loc;
   } else {
     std::string hint;
     llvm::StringRef best =

@@ -35,6 +35,30 @@ std::optional<ElemType> stencilc::parseElemType(llvm::StringRef name) {
       .Default(std::nullopt);
 }
 
+llvm::StringRef stencilc::precisionName(Precision p) {
+  switch (p) {
+  case Precision::Exact:
+    return "exact";
+  case Precision::SplitTF32:
+    return "split-tf32";
+  case Precision::TF32:
+    return "tf32";
+  }
+  return "?";
+}
+
+std::optional<Precision> stencilc::parsePrecision(llvm::StringRef name) {
+  return llvm::StringSwitch<std::optional<Precision>>(name)
+      .Case("exact", Precision::Exact)
+      .Case("split-tf32", Precision::SplitTF32)
+      .Case("tf32", Precision::TF32)
+      .Default(std::nullopt);
+}
+
+llvm::StringRef stencilc::precisionHintName(Precision p) {
+  return p == Precision::SplitTF32 ? "split_tf32" : precisionName(p);
+}
+
 unsigned stencilc::elemTypeBytes(ElemType t) {
   switch (t) {
   case ElemType::F16:

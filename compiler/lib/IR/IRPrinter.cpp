@@ -2,6 +2,7 @@
 
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/MatrixEmulator.h"
 #include "stencilc/IR/Weights.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -202,6 +203,9 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
     os << "  hint fuse = " << *s.hints.fuse << "\n";
   if (s.hints.steps)
     os << "  hint steps = " << *s.hints.steps << "\n";
+  if (s.hints.precision)
+    os << "  hint precision = " << precisionHintName(*s.hints.precision)
+       << "\n";
 
   // Live nodes, renumbered densely so the text does not depend on nodes
   // that sema or linear-form extraction created and dropped.
@@ -341,6 +345,17 @@ void stencilc::printMatrixProgram(const Stencil &s, llvm::raw_ostream &os) {
   os << "    shape=" << p.shape.name()
      << " pattern=" << sparsityPatternName(p.pattern) << " arch=sm_" << p.arch
      << "\n";
+  if (p.split) {
+    // The third MMA, A_lo B_hi, is needed only where A is not exact in
+    // tf32; the compile time knows when A is constant.
+    std::optional<bool> low = p.packed ? splitNeedsLowA(s) : std::nullopt;
+    os << "    split-tf32: hi + lo operands, "
+       << (!low ? "3 MMAs per tile (2 where every coefficient is exact in "
+                  "tf32, decided at run time)"
+           : *low ? "3 MMAs per tile (A is not exact in tf32)"
+                  : "2 MMAs per tile (A is exact in tf32)")
+       << "\n";
+  }
   std::snprintf(buf, sizeof buf, "%.4g", st.S);
   os << "    A: " << st.rows << " x " << st.columns
      << " real_columns=" << st.realColumns << " nonzeros=" << st.nonzeros

@@ -94,6 +94,15 @@ double stencilc::decodeTF32(uint32_t bits) {
   return f;
 }
 
+void stencilc::splitTF32(double x, uint32_t &hi, uint32_t &lo) {
+  auto f = static_cast<float>(x);
+  hi = encodeTF32(f);
+  // Exact: hi is f rounded to 11 significant bits, so f - hi has at most
+  // 13 and the same exponent range (or is inf - inf = NaN).
+  float rest = f - static_cast<float>(decodeTF32(hi));
+  lo = encodeTF32(rest);
+}
+
 uint64_t stencilc::encodeF64(double x) {
   uint64_t bits;
   std::memcpy(&bits, &x, 8);
@@ -367,7 +376,8 @@ void stencilc::emulateMma(const FragmentShape &shape,
 
 std::vector<uint64_t>
 stencilc::packNumericA(const MatrixProgram &p,
-                       const std::vector<double> &nodeValues) {
+                       const std::vector<double> &nodeValues,
+                       bool lowParts) {
   if (!p.packed)
     return {};
   const PackedFragments &pk = *p.packed;
@@ -382,12 +392,35 @@ stencilc::packNumericA(const MatrixProgram &p,
         for (int e = 0; e < pk.elemsPerReg; ++e) {
           int node = pk.slot(tile, lane, reg, e);
           double v = node >= 0 ? nodeValues[node] : 0.0;
+          if (lowParts) {
+            uint32_t hi, lo;
+            splitTF32(v, hi, lo);
+            word |= lo;
+            continue;
+          }
           word |= encodeOperand(type, v) << (16 * e);
         }
         out[(static_cast<size_t>(tile) * 32 + lane) * pk.regsPerLane + reg] =
             word;
       }
   return out;
+}
+
+std::optional<bool> stencilc::splitNeedsLowA(const Stencil &s) {
+  if (!s.matrix || !s.matrix->packed)
+    return false;
+  bool low = false;
+  for (int v : s.matrix->packed->slots) {
+    if (v < 0)
+      continue;
+    const Node &n = s.graph[v];
+    if (n.op != Op::Const)
+      return std::nullopt;
+    uint32_t hi, lo;
+    splitTF32(n.value, hi, lo);
+    low |= decodeTF32(lo) != 0;
+  }
+  return low;
 }
 
 EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
@@ -427,13 +460,24 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
   std::vector<double> rounded = params;
   for (size_t i = 0; i < rounded.size() && i < s.params.size(); ++i)
     rounded[i] = roundTo(s.params[i].type, rounded[i]);
-  // The weights are rounded to the operand type keeping their sum, as the
-  // generated host code rounds them (IR/Weights.h).
-  std::vector<double> nodeValues = evaluateGridFreeAll(s.graph, rounded);
-  roundTapNodes(kernelTaps(s), nodeValues, [&](double x) {
-    return roundToOperand(shape.type, x);
+  // The weights are rounded keeping their sum, as the generated host code
+  // rounds them (IR/Weights.h): to the operand type, or for split-TF32 to
+  // f32, whose value the hi and lo parts then hold.
+  const bool split = p.split && shape.type == MmaType::TF32;
+  std::vector<double> coefficients = evaluateGridFreeAll(s.graph, rounded);
+  roundTapNodes(kernelTaps(s), coefficients, [&](double x) {
+    return split ? roundTo(ElemType::F32, x) : roundToOperand(shape.type, x);
   });
-  const std::vector<uint64_t> aRegs = packNumericA(p, nodeValues);
+  const std::vector<uint64_t> aRegs = packNumericA(p, coefficients);
+  // Split-TF32: the lo parts of A, and whether the kernel's host code
+  // would launch the variant with the A_lo B_hi product (any nonzero).
+  std::vector<uint64_t> aLoRegs;
+  bool aLo = false;
+  if (split) {
+    aLoRegs = packNumericA(p, coefficients, /*lowParts=*/true);
+    for (uint64_t w : aLoRegs)
+      aLo |= decodeTF32(static_cast<uint32_t>(w)) != 0;
+  }
 
   // Patch origins along each axis.
   std::array<std::vector<int64_t>, kMaxDims> axisOrigins;
@@ -504,9 +548,12 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
             accs = accumulators(shape);
   const size_t numPatches = origins.size();
   std::vector<uint64_t> bBits(static_cast<size_t>(kPadded) * N);
+  std::vector<uint64_t> bLoBits(split ? bBits.size() : 0);
   std::vector<uint64_t> aTile(32 * aPer), bTile(32 * bPer);
+  std::vector<uint64_t> aLoTile(split ? 32 * aPer : 0),
+      bLoTile(split ? 32 * bPer : 0);
   std::vector<uint32_t> meta(32);
-  std::vector<double> cd(32 * accs);
+  std::vector<double> cd(32 * accs), cdLo(split ? 32 * accs : 0);
   for (size_t first = 0; first < numPatches; first += N) {
     // The encoded B of these patches: gather, zero for padding.
     for (int k = 0; k < kPadded; ++k)
@@ -517,22 +564,39 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
           int64_t idx = indexOf(origins[patch], p.columns[k].offset);
           v = idx >= 0 ? input[idx] : 0.0;
         }
+        if (split) {
+          uint32_t hi, lo;
+          splitTF32(v, hi, lo);
+          bBits[k * N + col] = hi;
+          bLoBits[k * N + col] = lo;
+          continue;
+        }
         bBits[k * N + col] = encodeOperand(shape.type, v);
       }
     for (int tm = 0; tm < pk.tilesM; ++tm) {
       std::fill(cd.begin(), cd.end(), 0.0);
+      std::fill(cdLo.begin(), cdLo.end(), 0.0);
       for (int tk = 0; tk < pk.tilesK; ++tk) {
         int tile = tm * pk.tilesK + tk;
         std::copy_n(aRegs.begin() + static_cast<size_t>(tile) * 32 * aPer,
                     32 * aPer, aTile.begin());
+        if (split)
+          std::copy_n(aLoRegs.begin() +
+                          static_cast<size_t>(tile) * 32 * aPer,
+                      32 * aPer, aLoTile.begin());
         for (int lane = 0; lane < 32; ++lane)
           for (int reg = 0; reg < bPer; ++reg) {
-            uint64_t word = 0;
+            uint64_t word = 0, low = 0;
             for (int e = 0; e < epr; ++e) {
               FragmentCoord c = fragmentB(shape, lane, reg, e);
-              word |= bBits[(tk * K + c.row) * N + c.col] << (16 * e);
+              size_t at = (tk * K + c.row) * N + c.col;
+              word |= bBits[at] << (16 * e);
+              if (split)
+                low |= bLoBits[at];
             }
             bTile[lane * bPer + reg] = word;
+            if (split)
+              bLoTile[lane * bPer + reg] = low;
           }
         int selector = 0;
         if (shape.sparse) {
@@ -541,9 +605,19 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
             meta[lane] = pk.metadata[static_cast<size_t>(r) * 32 + lane];
           selector = pk.tileSelector[tile];
         }
-        emulateMma(shape, aTile, bTile, cd, shape.sparse ? &meta : nullptr,
-                   selector);
+        const std::vector<uint32_t> *m = shape.sparse ? &meta : nullptr;
+        if (split) {
+          // The kernel's order: the small products into their own
+          // accumulator, then hi times hi.
+          if (aLo)
+            emulateMma(shape, aLoTile, bTile, cdLo, m, selector);
+          emulateMma(shape, aTile, bLoTile, cdLo, m, selector);
+        }
+        emulateMma(shape, aTile, bTile, cd, m, selector);
       }
+      if (split)
+        for (size_t i = 0; i < cd.size(); ++i)
+          cd[i] = static_cast<float>(cd[i]) + static_cast<float>(cdLo[i]);
       for (int lane = 0; lane < 32; ++lane)
         for (int acc = 0; acc < accs; ++acc) {
           FragmentCoord c = fragmentC(shape, lane, acc);

@@ -208,6 +208,8 @@ std::string stencilc::verifyMatrixProgram(const MatrixProgram &p) {
       return "pattern " + sparsityPatternName(p.pattern).str() +
              " does not match the shape " + p.shape.name();
   }
+  if (p.split && p.shape.type != MmaType::TF32)
+    return "split-TF32 splits tf32 operands, not those of " + p.shape.name();
   if (p.compressed) {
     const CompressedMatrix &c = *p.compressed;
     int keep = g / 2;

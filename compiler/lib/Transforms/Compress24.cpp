@@ -143,7 +143,7 @@ PackedFragments stencilc::packFragments(const MatrixProgram &p) {
   return pk;
 }
 
-bool stencilc::compress24(Stencil &s, DiagnosticEngine &diags) {
+bool stencilc::compress24(Stencil &s, DiagnosticEngine &diags, bool split) {
   if (!s.matrix) {
     diags.error(s.loc, "compress24 needs a layout pass first; stencil '" +
                            s.name + "' has no matrix program");
@@ -177,6 +177,13 @@ bool stencilc::compress24(Stencil &s, DiagnosticEngine &diags) {
                            p.shape.name() + "; run a sparsity pass first");
     return false;
   }
+  if (split && p.shape.type != MmaType::TF32) {
+    diags.error(s.loc, "compress24: split=1 splits f32 operands into tf32 "
+                       "parts, but stencil '" +
+                           s.name + "' multiplies in " + p.shape.name());
+    return false;
+  }
+  p.split = split;
   std::string why = verifyMatrixProgram(p);
   if (!why.empty()) {
     diags.error(s.loc, "compress24: the matrix program of stencil '" + s.name +

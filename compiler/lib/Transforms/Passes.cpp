@@ -96,10 +96,13 @@ const std::vector<PassInfo> &stencilc::registeredPasses() {
       {"compress24",
        "Pack A into the mma / mma.sp register layout: values, metadata and "
        "sparsity selectors",
-       {},
-       [](Module &m, const llvm::StringMap<int> &, DiagnosticEngine &diags) {
+       {{"split", "1: split-TF32, each tf32 product as three MMAs of hi and "
+                  "lo parts",
+         0}},
+       [](Module &m, const llvm::StringMap<int> &opts,
+          DiagnosticEngine &diags) {
          for (Stencil &s : m.stencils)
-           if (!compress24(s, diags))
+           if (!compress24(s, diags, opts.lookup("split") != 0))
              return false;
          return true;
        }},

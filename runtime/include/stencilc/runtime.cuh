@@ -418,6 +418,22 @@ STENCILC_MMA_SP(mma_sp_m16n8k8_tf32, "m16n8k8", "tf32.tf32", 2, 2,
 STENCILC_MMA_SP(mma_sp_m16n8k16_tf32, "m16n8k16", "tf32.tf32", 4, 4,
                 "{%4,%5,%6,%7}", "{%8,%9,%10,%11}", "%12, %13")
 
+/// Split-TF32 (docs/language.md §6.4): the f32 value `x` as two tf32
+/// registers, hi = cvt.rna(x) and lo = cvt.rna(x - hi). hi keeps x's
+/// leading 11 significant bits, so x - hi is exact in f32, and hi + lo is
+/// within 2^-22 |x| of x. The CPU emulation rounds as roundTF32 does.
+STENCILC_DEV void splitTF32(float x, unsigned &hi, unsigned &lo) {
+#if defined(__CUDA_ARCH__)
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(hi) : "f"(x));
+  const float rest = x - __uint_as_float(hi);
+  asm("cvt.rna.tf32.f32 %0, %1;" : "=r"(lo) : "f"(rest));
+#else
+  const float h = roundTF32(x), l = roundTF32(x - h);
+  std::memcpy(&hi, &h, 4);
+  std::memcpy(&lo, &l, 4);
+#endif
+}
+
 /// f64 m8n8k4 (sm_80 and later): one double of A and of B per lane, two
 /// accumulators.
 STENCILC_DEV void mma_m8n8k4_f64(double (&d)[2], const double (&a)[1],

@@ -38,31 +38,32 @@
 
 namespace stencilc {
 
-/// What arithmetic an f32 grid may use (f64 grids may use DMMA, which is
-/// exact; f16 and bf16 grids use tensor cores with f32 accumulation).
-enum class Precision {
-  Exact, ///< Never less accurate than the grid type (the default).
-  TF32,  ///< f32 grids may round operands to tf32, by request only.
-};
-llvm::StringRef precisionName(Precision p);
-std::optional<Precision> parsePrecision(llvm::StringRef name);
-
 /// One way to generate a stencil: what --target, --layout and --fuse say.
 struct Strategy {
   Target target = Target::CudaCore;
   MatrixLayout layout = MatrixLayout::Decompose; ///< Tensor cores only.
   int steps = 1;
   int r1 = 0, r2 = 0; ///< Morph's (r1, r2).
+  /// Split-TF32 (MatrixProgram::split): tensor cores on f32 grids under
+  /// precision exact or split-tf32. The policy implies it, so flags() do
+  /// not name it.
+  bool split = false;
 
-  /// "cuda-core t=4", "sptc decompose t=7", "tc morph(4,4) t=2".
+  /// "cuda-core t=4", "sptc decompose t=7", "tc morph(4,4) t=2",
+  /// "tc decompose t=2 split-tf32".
   std::string label() const;
-  /// The stencilc flags that generate it.
+  /// The stencilc flags that generate it (with the policy's --precision).
   std::vector<std::string> flags() const;
 };
 
+/// Whether tensor cores on grids of `type` under `policy` multiply in
+/// split-TF32: f32 grids, unless the policy is tf32.
+bool splitsOperands(ElemType type, Precision policy);
+
 /// Runs the tensor-core pipeline of `strategy` on `stencil` (fusion,
 /// layout, sparsity: SPIDER's strided swap for decompose and sparsity
-/// conversion otherwise, then Compress24).
+/// conversion otherwise, then Compress24, split-TF32 where the strategy
+/// says).
 bool buildTensorCoreProgram(Stencil &stencil, const Strategy &strategy,
                             int arch, DiagnosticEngine &diags);
 
@@ -93,6 +94,15 @@ struct CostCandidate {
   /// needs at its measured peak, the weights of the kernel kind, the
   /// largest weighted term and the prediction, 1 / (weighted sum).
   double tGlobal = 0, tShared = 0, tCompute = 0;
+  /// Split-TF32 only: the MMAs per fragment tile's product (3, or 2 where
+  /// A is known exact in tf32), and the time of what the split adds to
+  /// the tf32 kernel, the extra MMAs and the operand conversions, in the
+  /// same unit. It is weighted like tCompute, but never below 1: the
+  /// calibration has not seen split kernels, and a kind whose compute
+  /// weight is 0 (compute hidden behind memory in the tf32 kernel) would
+  /// otherwise get the extra work for free.
+  int splitMmas = 0;
+  double tSplit = 0;
   std::array<double, 3> weights{1, 1, 1};
   std::string bound;
   double predicted = 0; ///< GStencils/s.

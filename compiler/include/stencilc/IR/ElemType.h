@@ -39,6 +39,28 @@ bool isFiniteIn(ElemType t, double x);
 std::string largestFiniteText(ElemType t);
 float roundToBFloat16(float x);
 
+/// What arithmetic an f32 grid may use on tensor cores (docs/language.md
+/// §6.4); f64 grids may use DMMA, which is exact, and f16 and bf16 grids
+/// use tensor cores with f32 accumulation, under every policy.
+enum class Precision {
+  /// Never less accurate than f32 (the default): CUDA cores, or tensor
+  /// cores in split-TF32, whichever the cost model predicts faster.
+  Exact,
+  /// As accurate as Exact, and the f32 products must run on tensor cores
+  /// in split-TF32: each operand is split into two tf32 parts, hi + lo,
+  /// and a product takes three MMAs (two where A's lo parts are zero).
+  SplitTF32,
+  /// f32 operands may be rounded to tf32 (10 of 23 mantissa bits), by
+  /// request only.
+  TF32,
+};
+/// "exact", "split-tf32", "tf32": the --precision values. The source's
+/// hint spells split-tf32 as `split_tf32`, an identifier.
+llvm::StringRef precisionName(Precision p);
+std::optional<Precision> parsePrecision(llvm::StringRef name);
+/// The name of the policy as `hint precision = ...` writes it.
+llvm::StringRef precisionHintName(Precision p);
+
 } // namespace stencilc
 
 #endif // STENCILC_IR_ELEMTYPE_H

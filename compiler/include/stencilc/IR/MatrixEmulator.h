@@ -50,6 +50,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace stencilc {
@@ -73,6 +74,12 @@ uint32_t encodeTF32(double x);
 double decodeTF32(uint32_t bits);
 uint64_t encodeF64(double x);
 double decodeF64(uint64_t bits);
+
+/// Split-TF32 (MatrixProgram::split): `x`, first rounded to f32, as two
+/// tf32 parts as the generated code splits it: hi = cvt.rna(x), lo =
+/// cvt.rna(x - hi), where x - hi is exact in f32. hi + lo is within 2^-22
+/// |x| of x. An infinite x gives a NaN lo (inf - inf), as on the GPU.
+void splitTF32(double x, uint32_t &hi, uint32_t &lo);
 
 /// The bits of one operand element of type `t` (16, 32 or 64 of them).
 uint64_t encodeOperand(MmaType t, double x);
@@ -140,9 +147,19 @@ void emulateMma(const FragmentShape &shape, const std::vector<uint64_t> &a,
                 const std::vector<uint32_t> *meta, int selector);
 
 /// The numeric A registers of every tile, [tile][lane][reg], from
-/// `program.packed` (which must be set) and the value of every node.
+/// `program.packed` (which must be set) and the value of every node. With
+/// `lowParts` (split-TF32 only), the lo parts of the coefficients instead
+/// of their (hi) values.
 std::vector<uint64_t> packNumericA(const MatrixProgram &program,
-                                   const std::vector<double> &nodeValues);
+                                   const std::vector<double> &nodeValues,
+                                   bool lowParts = false);
+
+/// Split-TF32: whether some coefficient of A (a packed slot) has a nonzero
+/// lo part, so that the product needs its third MMA, A_lo B_hi. Known at
+/// compile time when every coefficient is a constant; nullopt when one
+/// depends on a parameter, and the generated host code (like
+/// emulateOnGrid) decides from the run-time values.
+std::optional<bool> splitNeedsLowA(const Stencil &stencil);
 
 /// A grid computed by the emulator: `covered` marks the points the matrix
 /// program wrote; the others hold 0.
@@ -166,6 +183,11 @@ struct EmulatedGrid {
 /// points inside the fused kernel's boundary band or a `fixed` boundary's
 /// frozen band, which the tensor cores must not compute. Without a packed
 /// program nothing is covered.
+///
+/// A split-TF32 program runs as the kernel does: per K tile, A_lo B_hi
+/// (only where some lo part of A is nonzero) and A_hi B_lo into a second
+/// accumulator, A_hi B_hi into the first; the two are added in f32 at the
+/// end.
 EmulatedGrid emulateOnGrid(const Stencil &stencil,
                            const std::array<int64_t, 3> &sizes,
                            const std::vector<double> &input,

@@ -196,6 +196,14 @@ struct MatrixProgram {
   SparsityPattern pattern = SparsityPattern::Dense;
   FragmentShape shape;
   int arch = 90;
+  /// Split-TF32 (docs/language.md §6.4), tf32 shapes only, set by
+  /// compress24{split=1}: every operand x is held as two tf32 parts, hi =
+  /// tf32(x) and lo = tf32(x - hi), and each fragment tile's product takes
+  /// three MMAs, A_lo B_hi and A_hi B_lo into a second accumulator and
+  /// A_hi B_hi into the first, which are added at the end; two MMAs where
+  /// every lo part of A is zero. hi and lo share the packing (and, sparse,
+  /// the metadata). MatrixStats counts the products of tiles, one MMA each.
+  bool split = false;
   /// Set by Compress24.
   std::optional<CompressedMatrix> compressed;
   std::optional<PackedFragments> packed;

@@ -175,8 +175,9 @@ struct FusedKernel {
 struct Hints {
   std::optional<int> fuse; ///< Unset: automatic.
   std::optional<int64_t> steps;
-  /// `hint precision = tf32` (true) or `= exact` (false).
-  std::optional<bool> tf32;
+  /// `hint precision = exact | split_tf32 | tf32`, and where its value is.
+  std::optional<Precision> precision;
+  llvm::SMLoc precisionLoc;
   /// Set by the driver when the cost model chose `fuse`.
   bool fuseByModel = false;
   /// The CUDA-core kernel's output tile, one extent per axis, and its

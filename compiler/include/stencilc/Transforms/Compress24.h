@@ -42,8 +42,10 @@ PackedFragments packFragments(const MatrixProgram &program);
 /// `stencil.matrix->packed`. Reports an error and returns false when there
 /// is no MatrixProgram, when its shape is not one PTX offers on its arch,
 /// when a sparse pattern meets a dense shape or the other way round, or
-/// when the program fails verification.
-bool compress24(Stencil &stencil, DiagnosticEngine &diags);
+/// when the program fails verification. With `split`, marks the program
+/// split-TF32 (MatrixProgram::split), which its shape must allow: tf32.
+bool compress24(Stencil &stencil, DiagnosticEngine &diags,
+                bool split = false);
 
 } // namespace stencilc
 
