@@ -9,7 +9,8 @@
 #     the error of evaluating the update as written in f32
 #     (aswritten-heat.cpp, the same data);
 #   - tensor cores under --precision=tf32, every layout, dense and sparse,
-#     one step a pass and the automatic depth.
+#     one step a pass and the automatic depth;
+#   - split-TF32 (--precision=split-tf32), every layout, dense and sparse.
 # The issue asks for CUDA cores within 4x the as-written error and tf32
 # within 2e-3.
 set -uo pipefail
@@ -32,6 +33,14 @@ generate() {
           --precision=tf32 --fuse=$fuse -o "$dir/$tg-$layout$fuse.cu" ||
           echo "GENERATE FAIL $tg-$layout$fuse"
       done
+    done
+  done
+  # Split-TF32 (precision exact): f32 accuracy on the tensor cores.
+  for tg in tc sptc; do
+    for layout in decompose morph flatten; do
+      "$stencilc" "$src" --emit-main --target=$tg --layout=$layout \
+        --precision=split-tf32 -o "$dir/split$tg-$layout.cu" ||
+        echo "GENERATE FAIL split$tg-$layout"
     done
   done
   cp "$root/test/gpu/aswritten-heat.cpp" "$dir/"

@@ -369,6 +369,11 @@ template <class C> struct LinearBound {
   double sum = 0;      // Sum |c_i| |x_i| + |c_0|
   double inErr = 0;    // Sum |c_i| eps_i
   double coeffErr = 0; // Sum dc_i |x_i| + dc_0
+  // roundWeights (docs/language.md §6.4) moves the rounding error of the
+  // weights' sum, at most Sum dc_i + |C(Sum c_i) - Sum c_i|, onto some of
+  // them, re-rounded (u max|c_i| more): charged at the largest |x_i|. It
+  // is zero where the weights and their sum are exact in C.
+  double weightErr = 0, weightSum = 0, maxC = 0, maxX = 0;
   int taps = 0;
   bool hasConstant = false;
 
@@ -376,6 +381,10 @@ template <class C> struct LinearBound {
     sum += std::fabs(c.v) * std::fabs(x.v);
     inErr += std::fabs(c.v) * x.full;
     coeffErr += c.gpu * std::fabs(x.v);
+    weightErr += c.gpu;
+    weightSum += c.v;
+    maxC = std::max(maxC, std::fabs(c.v));
+    maxX = std::max(maxX, std::fabs(x.v));
     ++taps;
   }
   template <int R> void constant(const Tracked<C, R> &c) {
@@ -392,8 +401,12 @@ template <class C> struct LinearBound {
     // product's rounding and at most `taps` (without a constant, taps - 1)
     // additions.
     int roundings = hasConstant ? taps + 1 : taps;
-    double strips =
-        coeffErr + gammaBound(roundings, u) * sum + 2.0 * (taps + 1) * eta;
+    double moved = weightErr + std::fabs(static_cast<double>(
+                                   static_cast<C>(weightSum)) - weightSum);
+    if (moved > 0)
+      moved += u * maxC;
+    double strips = coeffErr + moved * maxX +
+                    gammaBound(roundings, u) * sum + 2.0 * (taps + 1) * eta;
     double tensor = tc.rho * sum + tc.eta;
     return inErr + std::max({root.gpu, strips, tensor}) + root.ref;
   }
