@@ -5,8 +5,9 @@
 // that sum to 1 + 1.49e-8, and a scheme that conserves the mean then grows
 // it by that factor every step (docs/language.md §6.4). roundWeights rounds
 // every weight, then moves the rounding error of the sum onto the largest
-// weights, so that the rounded weights sum exactly to the exact sum rounded
-// once, or as near to it as the type allows.
+// weights, so that the rounded weights sum as near to the exact sum as
+// single roundings of them allow: exactly, wherever it is representable
+// that way.
 //
 // Plain C++: the compiler folds constant weights with it, and the host code
 // that stencilc generates rounds the weights that depend on parameters with
@@ -78,8 +79,8 @@ private:
 /// Rounds w[0..n) in place with `round` (a function double -> double that
 /// returns the nearest value of the target type) so that
 ///   sum over i of count[i] * w[i]
-/// equals the exact sum of the unrounded weights rounded once by `round`,
-/// or comes as near to it as single roundings of the weights allow.
+/// comes as near to the exact sum of the unrounded weights as moving the
+/// largest weights, one rounding step at a time, brings it.
 /// `count[i]` is how many taps share weight i (null: one each); a weight
 /// with count 0 is rounded but never moved. The rounding error of the sum
 /// goes to the weights of largest magnitude first, in the order given for
@@ -103,13 +104,12 @@ void roundWeights(double *w, const int *count, int n, Round round) {
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
     return std::fabs(w[a]) > std::fabs(w[b]);
   });
-  const double target = round(exact.value());
-  if (!std::isfinite(target))
+  if (!std::isfinite(exact.value()))
     return;
-  // residual = target - sum of count * w, exactly.
+  // residual = exact sum - sum of count * w, exactly: weights that are
+  // exact already leave nothing to move.
   auto residualOf = [&]() {
-    ExactSum r;
-    r.add(target);
+    ExactSum r = exact;
     for (int i = 0; i < n; ++i)
       r.addProduct(-static_cast<double>(countOf(i)), w[i]);
     return r;

@@ -194,7 +194,7 @@ void checkAgainstReference(Stencil &s, Compiled &c, const RandomStencil &r,
   MmaType mt = p.shape.type;
   bool exact = true;
   int frac = 0;
-  double sumAbsCoeff = 0;
+  double sumAbsCoeff = 0, maxAbsCoeff = 0;
   int products = 0;
   std::map<Offset, double> taps;
   for (int i = 0; i < p.rows(); ++i)
@@ -205,6 +205,7 @@ void checkAgainstReference(Stencil &s, Compiled &c, const RandomStencil &r,
     double v = nodes[t.coeff];
     taps[t.offset] = v;
     sumAbsCoeff += std::fabs(v);
+    maxAbsCoeff = std::max(maxAbsCoeff, std::fabs(v));
     if (roundToOperand(mt, v) != v)
       exact = false;
     int f = fractionalBits(v);
@@ -247,8 +248,12 @@ void checkAgainstReference(Stencil &s, Compiled &c, const RandomStencil &r,
       }
       mag += std::fabs(w) * std::fabs(input[j]);
     }
+    // roundWeights (docs/language.md §6.4) moves the rounding error of
+    // the weights' sum, at most uOp (sum |c| + |sum c|), onto some weights,
+    // each re-rounded (uOp max|c|): times the largest input, |x| <= 8.
+    double moved = uOp * (2 * sumAbsCoeff + maxAbsCoeff) * 8;
     double bound =
-        (2 * uOp + (products + 1) * uAcc) * mag +
+        (2 * uOp + (products + 1) * uAcc) * mag + moved +
         uGrid * std::fabs(want) * 1.0001 + 1e-30 +
         // Operands below the f16 normal range keep an absolute
         // error of half their spacing, 2^-25 each.
