@@ -159,6 +159,9 @@ private:
   void emitDirichletReturns(const Grid &grid, const std::string &n,
                             const std::string &type);
   void emitSharedReads();
+  /// Maps q<a> into 0..n<a>-1 on the periodic, clamp and fixed axes of
+  /// `grid` (its dirichlet axes return before).
+  void emitIndexMapping(const Grid &grid);
   void emitComputeStep();
   /// The block's box origins o<a> along axes 1.., leaving the tile index
   /// along axis 0 in sc_rest.
@@ -387,13 +390,7 @@ void StencilEmitter::emitGlobalReads() {
         axes([](int a) { return "long long q" + std::to_string(a); }) + ", " +
         axes([](int a) { return "long long n" + std::to_string(a); }) + ")");
     emitDirichletReturns(grid, "n", "R");
-    for (int a = 0; a < D; ++a) {
-      BoundaryKind k = grid.boundary[a].kind;
-      if (k == BoundaryKind::Periodic)
-        out.line("q{0} = stencilc::rt::wrap(q{0}, n{0});", a);
-      else if (k != BoundaryKind::Dirichlet)
-        out.line("q{0} = stencilc::rt::clampIndex(q{0}, n{0});", a);
-    }
+    emitIndexMapping(grid);
     out.line("return stencilc::rt::Convert<R>::from(g[{}]);",
              linear([](int a) { return "q" + std::to_string(a); },
                     [](int a) { return "n" + std::to_string(a); }));
@@ -599,6 +596,16 @@ std::string StencilEmitter::frozenCondition(int g,
             std::to_string(u->reachHi[a]);
   }
   return cond;
+}
+
+void StencilEmitter::emitIndexMapping(const Grid &grid) {
+  for (int a = 0; a < D; ++a) {
+    BoundaryKind k = grid.boundary[a].kind;
+    if (k == BoundaryKind::Periodic)
+      out.line("q{0} = stencilc::rt::wrap(q{0}, n{0});", a);
+    else if (k != BoundaryKind::Dirichlet)
+      out.line("q{0} = stencilc::rt::clampIndex(q{0}, n{0});", a);
+  }
 }
 
 void StencilEmitter::emitComputeStep() {
@@ -2144,13 +2151,7 @@ void StencilEmitter::emitBoundStep() {
         out.line("if (q{0} < 0 || q{0} >= n{0})\n  return T::template "
                  "dirichlet<Elem>({1}, k);",
                  a, literal(grid.boundary[a].value, false));
-    for (int a = 0; a < D; ++a) {
-      BoundaryKind k = grid.boundary[a].kind;
-      if (k == BoundaryKind::Periodic)
-        out.line("q{0} = stencilc::rt::wrap(q{0}, n{0});", a);
-      else if (k != BoundaryKind::Dirichlet)
-        out.line("q{0} = stencilc::rt::clampIndex(q{0}, n{0});", a);
-    }
+    emitIndexMapping(grid);
     out.line("const long long i = {};",
              linear([](int a) { return "q" + std::to_string(a); },
                     [](int a) { return "n" + std::to_string(a); }));
