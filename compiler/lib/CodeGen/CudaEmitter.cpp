@@ -22,6 +22,7 @@
 #include "stencilc/CodeGen/TensorCoreEmitter.h"
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/MatrixEmulator.h"
 #include "stencilc/IR/Weights.h"
 #include "stencilc/Support/Version.h"
 
@@ -1870,15 +1871,7 @@ void StencilEmitter::emitRun() {
   std::optional<TensorCoreEmitter> tc;
   if (tcPlan) {
     tc.emplace(s, *tcPlan, out, elem);
-    tc->emitHostSetup([&](const std::vector<int> &nodes) {
-      for (const Param &p : s.params)
-        out.line("const double p_{0} = stencilc::rt::param<{1}, "
-                 "double>(params.{0});",
-                 p.name, cppElemType(p.type));
-      emitNodes(liveNodes(nodes), /*forDevice=*/false,
-                [](int i) { return "v" + std::to_string(i); },
-                [](const Node &) { return std::string("0"); });
-    });
+    tc->emitHostSetup();
   }
   {
     auto loop = out.scope("for (long long sc_done = 0; sc_done < steps; "
@@ -1959,7 +1952,18 @@ void StencilEmitter::emitSource() {
     }
     if (tcPlan) {
       out.blank();
-      TensorCoreEmitter(s, *tcPlan, out, elem).emitKernel();
+      TensorCoreEmitter tc(s, *tcPlan, out, elem);
+      tc.emitKernel();
+      out.blank();
+      tc.emitCoefficientFunction([&](const std::vector<int> &nodes) {
+        for (const Param &p : s.params)
+          out.line("const double p_{0} = stencilc::rt::param<{1}, "
+                   "double>(params.{0});",
+                   p.name, cppElemType(p.type));
+        emitNodes(liveNodes(nodes), /*forDevice=*/false,
+                  [](int i) { return "v" + std::to_string(i); },
+                  [](const Node &) { return std::string("0"); });
+      });
     }
   }
   out.blank();
@@ -2058,41 +2062,26 @@ void StencilEmitter::emitTrackedParams() {
 }
 
 void StencilEmitter::emitBoundConstants() {
-  // A tensor-core program rounds its coefficients, computed in double, to
-  // the operand type (through float for the 16-bit types and tf32), and
-  // tf32 rounds the grid's values too: relative roundoffs and the absolute
-  // error of a subnormal result.
+  // A tensor-core program multiplies the host's rounded coefficients (the
+  // driver reads them back through sc_tc_coefficients), except that
+  // split-TF32 holds each as hi + lo, to 2^-22 of it; and tf32 rounds the
+  // grid's values too: relative roundoffs and the absolute error of a
+  // subnormal result.
   MmaType t = tcPlan ? s.matrix->shape.type : MmaType::F64;
-  std::string coeffU = "0.0", coeffEta = "0.0", gridU = "0.0", gridEta = "0.0";
-  if (tcPlan) {
-    switch (t) {
-    case MmaType::F16:
-      coeffU = "0x1.0p-11 + 0x1.0p-23";
-      coeffEta = "0x1.0p-25 + 0x1.0p-149";
-      break;
-    case MmaType::BF16:
-      coeffU = "0x1.0p-8 + 0x1.0p-23";
-      coeffEta = "0x1.0p-134 + 0x1.0p-149";
-      break;
-    case MmaType::TF32:
-      // Split-TF32 holds a value as hi + lo to 2^-22 of it, and drops
-      // A_lo B_lo, below 2^-22 of a product (docs/language.md §6.4).
-      coeffU = s.matrix->split ? "0x1.0p-21" : "0x1.0p-11 + 0x1.0p-23";
-      coeffEta = "0x1.0p-137 + 0x1.0p-149";
-      gridU = s.matrix->split ? "0x1.0p-21" : "0x1.0p-11";
-      gridEta = "0x1.0p-137";
-      break;
-    case MmaType::F64:
-      break;
-    }
+  std::string coeffRep = "0.0", gridU = "0.0", gridEta = "0.0";
+  if (tcPlan && t == MmaType::TF32) {
+    // Split-TF32 drops A_lo B_lo, below 2^-22 of a product
+    // (docs/language.md §6.4).
+    coeffRep = s.matrix->split ? "0x1.0p-22" : "0.0";
+    gridU = s.matrix->split ? "0x1.0p-21" : "0x1.0p-11";
+    gridEta = "0x1.0p-137";
   }
   out.line("static constexpr bool kTensorCore = {};",
            tcPlan ? "true" : "false");
-  out.line("/// Rounding of the tensor cores' coefficients (relative, "
-           "absolute) and of the grid's values\n/// as operands "
-           "(docs/benchmarks.md, \"Error bounds\").");
-  out.line("static constexpr double kCoeffRoundoff = {}, kCoeffUnderflow = {};",
-           coeffU, coeffEta);
+  out.line("/// The tensor cores' coefficients as operands against the "
+           "host's rounded ones, and the\n/// grid's values as operands "
+           "(relative, absolute) (docs/benchmarks.md, \"Error bounds\").");
+  out.line("static constexpr double kCoeffRepresentation = {};", coeffRep);
   out.line("static constexpr double kOperandRoundoff = {}, kOperandUnderflow "
            "= {};",
            gridU, gridEta);
@@ -2110,11 +2099,27 @@ void StencilEmitter::emitBoundConstants() {
     }
   }
   out.line("static constexpr int kTensorTaps = {};", products);
+  out.line("/// Plain tf32 operands are centred on a value of their tile "
+           "(docs/language.md §6.4).");
+  out.line("static constexpr bool kCentred = {};",
+           tcPlan && centresOperands(*s.matrix) ? "true" : "false");
   if (!tcPlan)
     return;
   // One step's taps, which tensorCoreRounding fuses as TemporalFusion did.
   const LinearForm &lf = *s.updateOf(s.matrix->grid)->linear;
   out.line("static constexpr int kBaseTaps = {};", lf.taps.size());
+  out.line("/// One row of A's taps: offsets and the coefficients run() "
+           "multiplies with.");
+  out.line("static constexpr int kTcRowTapCount = kTcRowTaps;");
+  {
+    auto fn = out.scope("static void tcRowTaps(long long (*off)[3], double "
+                        "*c)");
+    out.line("double sc_coeff[kTcCoeffs];\nsc_tc_coefficients(Params(), "
+             "sc_coeff);");
+    out.line("for (int k = 0; k < kTcRowTaps; ++k) {{\n  for (int a = 0; a < "
+             "3; ++a)\n    off[k][a] = kTcRowOffset[k][a];\n  c[k] = "
+             "sc_coeff[kTcRowCoeff[k]];\n}}");
+  }
   auto fn = out.scope("static void baseTaps(long long (*off)[3], double *c, "
                       "double *cErr)");
   out.line("using T = stencilc::rt::Tracked<{}, 0>;", comp);

@@ -29,7 +29,7 @@ void SplitTF32Emitter::mmas(
     const std::function<std::string(const std::string &, const std::string &,
                                     const std::string &)> &call,
     int tm, const std::string &aHi, const std::string &aLo, bool aLoWords,
-    const std::string &b, const std::string &bLo) {
+    const std::string &b, const std::string &bLo, int accumulatorsPerTile) {
   std::string acc = fmt::format("acc[{}]", tm);
   std::string accLo = fmt::format("accLo[{}]", tm);
   // The small products first, into their own accumulator.
@@ -37,13 +37,20 @@ void SplitTF32Emitter::mmas(
     auto lo = out.scope("if constexpr (kTcALo)");
     std::string a = aLo;
     if (aLoWords) {
-      out.line("const unsigned avl[kTcARegs] = {{{}}};", aLo);
+      out.line("unsigned avl[kTcARegs];\nstencilc::rt::tc::loadWords({}, "
+               "avl);",
+               aLo);
       a = "avl";
     }
     out.line("{}", call(accLo, a, b));
   }
   out.line("{}", call(accLo, aHi, bLo));
-  out.line("{}", call(acc, aHi, b));
+  auto blk = out.scope("");
+  out.line("float sc_t[{}] = {{}};", accumulatorsPerTile);
+  out.line("{}", call("sc_t", aHi, b));
+  out.line("#pragma unroll\nfor (int i = 0; i < {}; ++i)\n  {}[i] += "
+           "sc_t[i];",
+           accumulatorsPerTile, acc);
 }
 
 void SplitTF32Emitter::foldAccumulators(int accumulatorsPerTile) {

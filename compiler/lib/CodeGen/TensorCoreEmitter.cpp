@@ -131,23 +131,32 @@ void planGather(const MatrixProgram &p, TensorCorePlan &plan) {
   plan.constant = std::move(constant);
 }
 
-/// Whether the kernel can keep B's kernel rows in registers while walking
-/// down patch rows (see TensorCorePlan::rolling): K tile tk + 1 must read
-/// exactly what tile tk reads, one row lower.
-bool canRoll(const MatrixProgram &p, const TensorCorePlan &plan) {
+/// The K tiles per kernel row with which the kernel can keep B's kernel
+/// rows in registers while walking down patch rows (see
+/// TensorCorePlan::rolling), or 0: K tile tk + P must read exactly what
+/// tile tk reads, one row lower. The window of every K tile's B registers
+/// (hi and lo for split-TF32) must fit in 128 registers.
+int rollPeriod(const MatrixProgram &p, const TensorCorePlan &plan) {
   const PackedFragments &pk = *p.packed;
   if (!plan.uniformGather || p.layout != MatrixLayout::Decompose ||
-      plan.dims != 2 || pk.tilesM != 1 || pk.tilesK < 2)
-    return false;
+      plan.dims != 2 || pk.tilesM != 1 || pk.tilesK < 2 ||
+      pk.tilesK * bRegisters(pk.shape) * (p.split ? 2 : 1) > 128)
+    return 0;
   const int per = bRegisters(pk.shape) * elementsPerRegister(pk.shape.type);
-  for (int tk = 0; tk + 1 < pk.tilesK; ++tk)
-    for (int j = 0; j < per; ++j) {
-      const Offset &now = plan.constant[tk * per + j];
-      const Offset &next = plan.constant[(tk + 1) * per + j];
-      if (next[0] != now[0] + 1 || next[1] != now[1])
-        return false;
-    }
-  return true;
+  for (int period = 1; 2 * period <= pk.tilesK; ++period) {
+    if (pk.tilesK % period)
+      continue;
+    bool rolls = true;
+    for (int tk = 0; tk + period < pk.tilesK && rolls; ++tk)
+      for (int j = 0; j < per && rolls; ++j) {
+        const Offset &now = plan.constant[tk * per + j];
+        const Offset &next = plan.constant[(tk + period) * per + j];
+        rolls = next[0] == now[0] + 1 && next[1] == now[1];
+      }
+    if (rolls)
+      return period;
+  }
+  return 0;
 }
 
 std::string mmaFunction(const FragmentShape &f) {
@@ -192,6 +201,27 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
   }
   TensorCorePlan plan;
   plan.dims = s.dims;
+  if (centresOperands(p)) {
+    // Every output sums the same fused taps, each once, so that one sum
+    // of A's row serves every row.
+    for (int row = 0; row < p.rows(); ++row) {
+      std::vector<int> nodes;
+      for (int col = 0; col < p.cols(); ++col)
+        if (p.nonzero(row, col))
+          nodes.push_back(p.at(row, col));
+      std::sort(nodes.begin(), nodes.end());
+      if (row == 0) {
+        plan.rowNodes = std::move(nodes);
+        continue;
+      }
+      if (nodes != plan.rowNodes) {
+        diags.error(s.loc, "internal error: the rows of stencil '" + s.name +
+                               "''s tensor-core matrix sum different "
+                               "coefficients");
+        return std::nullopt;
+      }
+    }
+  }
   int D = s.dims, fast = D - 1;
   columnRange(p, plan.lo, plan.hi);
   planGather(p, plan);
@@ -209,7 +239,8 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     plan.patches[fast - 1] = std::max(1, 16 / plan.patch[fast - 1]);
   if (D == 3)
     plan.patches[0] = std::max(1, 4 / plan.patch[0]);
-  plan.rolling = canRoll(p, plan);
+  plan.rollPeriod = rollPeriod(p, plan);
+  plan.rolling = plan.rollPeriod > 0;
   if (plan.rolling) {
     // One column of 8 patches, up to 32 patch rows per warp: the 15-odd
     // rows of warm-up amortize over ~30 jobs, and the box is only 1/8 halo
@@ -381,6 +412,7 @@ void TensorCoreEmitter::emitKernel() {
     split.emplace(s, out);
     out.line("// {}.", split->summary());
   }
+  const bool centred = centresOperands(p);
   out.line("constexpr int kTcThreads = {}, kTcWarps = {}, kTcJobs = {};",
            plan.threads, plan.threads / 32, plan.jobs);
   for (int a = 0; a < D; ++a)
@@ -489,6 +521,9 @@ void TensorCoreEmitter::emitKernel() {
     out.line("const {} *a; // [tile][register][lane]", word);
     if (split)
       out.line("const unsigned *alo; // split-TF32: A's lo parts, as a");
+    if (centred)
+      out.line("float rsum; // the sum of A's rounded coefficients per row "
+               "(docs/language.md §6.4)");
   }
   out.blank();
 
@@ -528,6 +563,16 @@ void TensorCoreEmitter::emitKernel() {
                a);
     out.line("o[0] = a.lo0 + min(k * kTcT0, a.last0);");
   }
+  if (centred) {
+    out.line("// The value tile o's operands are centred on: its middle "
+             "output's, inside the grid.");
+    out.line("auto sc_centre = [&](const long long (&o)[{}]) {{ return "
+             "static_cast<float>(a.in[{}]); }};",
+             D,
+             linear([&](int a) { return "o[" + i(a) + "] + kTcT" + i(a) +
+                                        " / 2"; },
+                    [&](int a) { return "a.n" + i(a); }));
+  }
   emitBoxLoad();
   out.line("long long sc_tile = blockIdx.x, sc_o[{}];", D);
   out.line("sc_origin(sc_tile, sc_o);\nsc_load(sc_buf, sc_o);\n"
@@ -563,20 +608,22 @@ void TensorCoreEmitter::emitKernel() {
   // use (coalesced, and cached: every block reads the same words).
   const int tiles = pk.tilesM * pk.tilesK;
   const bool hoist = tiles * aRegs * (f64 ? 2 : 1) * (split ? 2 : 1) <= 64;
-  auto aWord = [&](int tile, int r, const char *part = "a") {
-    return fmt::format("a.{}[{} * 32 + lane]", part, tile * aRegs + r);
+  // The lane's words of A tile `tile`: [tile][lane][register], one
+  // vector load (stencilc::rt::tc::loadWords).
+  auto aWords = [&](int tile, const char *part = "a") {
+    return fmt::format("a.{} + ({} * 32 + lane) * kTcARegs", part, tile);
   };
   if (hoist) {
     out.line("{} sc_a[{}][kTcARegs];", word, tiles);
     for (int tile = 0; tile < tiles; ++tile)
-      for (int r = 0; r < aRegs; ++r)
-        out.line("sc_a[{}][{}] = {};", tile, r, aWord(tile, r));
+      out.line("stencilc::rt::tc::loadWords({}, sc_a[{}]);", aWords(tile),
+               tile);
     if (split && split->lowA().value_or(true)) {
       out.line("unsigned sc_alo[{}][kTcARegs];", tiles);
       auto lo = out.scope("if constexpr (kTcALo)");
       for (int tile = 0; tile < tiles; ++tile)
-        for (int r = 0; r < aRegs; ++r)
-          out.line("sc_alo[{}][{}] = {};", tile, r, aWord(tile, r, "alo"));
+        out.line("stencilc::rt::tc::loadWords({}, sc_alo[{}]);",
+                 aWords(tile, "alo"), tile);
     }
   }
   // Element k of the lane's B fragment, as an s_in index expression.
@@ -630,13 +677,10 @@ void TensorCoreEmitter::emitKernel() {
         av = fmt::format("sc_a[{}]", tile);
         avLo = fmt::format("sc_alo[{}]", tile);
       } else {
-        std::string init;
-        for (int r = 0; r < aRegs; ++r) {
-          init += (r ? ", " : "") + aWord(tile, r);
-          avLo += (r ? ", " : "") + aWord(tile, r, "alo");
-        }
-        out.line("const {} av{}_{}[kTcARegs] = {{{}}};", word, tm, tk, init);
         av = fmt::format("av{}_{}", tm, tk);
+        out.line("{} {}[kTcARegs];\nstencilc::rt::tc::loadWords({}, {});",
+                 word, av, aWords(tile), av);
+        avLo = aWords(tile, "alo");
       }
       auto call = [&](const std::string &accum, const std::string &a,
                       const std::string &bb) {
@@ -647,7 +691,7 @@ void TensorCoreEmitter::emitKernel() {
         return fmt::format("{}({}, {}, {});", mmaFunction(f), accum, a, bb);
       };
       if (split)
-        split->mmas(call, tm, av, avLo, !hoist, b, bLo);
+        split->mmas(call, tm, av, avLo, !hoist, b, bLo, accs);
       else
         out.line("{}", call(fmt::format("acc[{}]", tm), av, b));
     }
@@ -671,6 +715,12 @@ void TensorCoreEmitter::emitKernel() {
   auto scatter = [&]() {
     if (split)
       split->foldAccumulators(accs);
+    if (centred)
+      out.line("// The centre comes back: r times the row's sum of A.\n"
+               "#pragma unroll\nfor (int tm = 0; tm < kTcTilesM; ++tm)\n"
+               "#pragma unroll\n  for (int i = 0; i < {}; ++i)\n    "
+               "acc[tm][i] = fmaf(sc_r, a.rsum, acc[tm][i]);",
+               accs);
     out.line("// This warp's copy-out of its previous job is done before "
              "the stage is written.\n__syncwarp();");
     const int rows = static_cast<int>(plan.stageElems / 8);
@@ -734,6 +784,9 @@ void TensorCoreEmitter::emitKernel() {
   out.line("const long long {};", axes([&](int a) {
              return "o" + i(a) + " = sc_o[" + i(a) + "]";
            }));
+  if (centred)
+    out.line("const long long sc_o_now[{}] = {{{}}};", D,
+             axes([&](int a) { return "o" + i(a); }));
   {
     auto next = out.scope("if (sc_tile + gridDim.x < sc_count)");
     out.line("sc_origin(sc_tile + gridDim.x, sc_o);\nsc_load(sc_buf + "
@@ -742,19 +795,26 @@ void TensorCoreEmitter::emitKernel() {
              "stencilc::rt::copyAsyncWait<1>();");
   }
   out.line("else\n  stencilc::rt::copyAsyncWait<0>();");
-  if (f.type == MmaType::TF32 && !split)
-    out.line("// tf32 operands: each thread rounds the copies it made.\n"
-             "if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
+  if (centred) {
+    out.line("// tf32 operands are centred on the tile's value sc_r: each "
+             "thread subtracts it\n// from the copies it made and rounds "
+             "them to tf32; the outputs get sc_r times\n// their row's sum "
+             "of A back (docs/language.md §6.4).");
+    out.line("const float sc_r = sc_centre(sc_o_now);");
+    out.line("if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
              "kTcBoxElems; i += kTcThreads * kTcVec)\n#pragma unroll\n    "
              "for (int e = 0; e < kTcVec; ++e)\n      s_in[i + e] = "
-             "stencilc::rt::roundTF32(s_in[i + e]);");
+             "stencilc::rt::roundTF32(s_in[i + e] - sc_r);");
+  }
   out.line("__syncthreads();");
   if (plan.rolling) {
     // Each warp walks down its own run of patch rows of the block's one
     // column of 8 patches, holding kernel row tk's B fragment for the
     // current patch row in registers; moving one row down loads only the
     // last kernel row.
-    const int T = pk.tilesK;
+    // P K tiles per kernel row, R kernel rows: tile tk is part tk % P of
+    // kernel row tk / P.
+    const int T = pk.tilesK, P = plan.rollPeriod, R = T / P;
     out.line("constexpr int kTcRowsPerWarp = kTcP0 / kTcWarps;");
     out.line("static_assert(kTcRowsPerWarp * kTcWarps == kTcJobs, \"one "
              "run of patch rows per warp\");");
@@ -763,9 +823,10 @@ void TensorCoreEmitter::emitKernel() {
              "kTcR1 + sc_lane;");
     out.line("Elem *sc_dst = a.out + (o0 + sc_first * kTcR0) * a.n1 + o1 + "
              "sc_to[0];");
-    // The window is a ring: in unrolled trip u, kernel row tk sits in
-    // slot (u + tk) % T, and the row loaded for the next patch row takes
-    // the slot kernel row 0 frees. No register moves.
+    // The window is a ring: in unrolled trip u, kernel row k sits in slot
+    // (u + k) % R (its P tiles at slot * P + part), and the row loaded for
+    // the next patch row takes the slot kernel row 0 frees. No register
+    // moves.
     out.line("{} sc_w[{}][kTcBRegs];", word, T);
     if (split)
       out.line("unsigned sc_wl[{}][kTcBRegs]; // split-TF32: lo parts", T);
@@ -773,22 +834,30 @@ void TensorCoreEmitter::emitKernel() {
       loadB(tk, fmt::format("sc_w[{}]", tk), fmt::format("sc_wl[{}]", tk));
     auto rows = out.scope(
         fmt::format("for (int sc_i = 0; sc_i < kTcRowsPerWarp; sc_i += {})",
-                    T));
+                    R));
     out.line("#pragma unroll");
     auto trips = out.scope(
-        fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", T));
+        fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", R));
     out.line("if (sc_i + sc_u >= kTcRowsPerWarp)\n  break;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
     if (split)
       out.line("float accLo[kTcTilesM][{}] = {{}};", accs);
+    auto slot = [&](int tk) {
+      return P == 1 ? fmt::format("(sc_u + {}) % {}", tk, R)
+                    : fmt::format("(sc_u + {}) % {} * {} + {}", tk / P, R, P,
+                                  tk % P);
+    };
     for (int tk = 0; tk < T; ++tk)
-      mmas(tk, fmt::format("sc_w[(sc_u + {}) % {}]", tk, T),
-           fmt::format("sc_wl[(sc_u + {}) % {}]", tk, T));
+      mmas(tk, fmt::format("sc_w[{}]", slot(tk)),
+           fmt::format("sc_wl[{}]", slot(tk)));
     scatter();
     out.line("sc_dst += kTcR0 * a.n1;");
     auto more = out.scope("if (sc_i + sc_u + 1 < kTcRowsPerWarp)");
     out.line("sc_b += kTcR0 * kTcBox1;");
-    loadB(T - 1, "sc_w[sc_u]", "sc_wl[sc_u]");
+    for (int q = 0; q < P; ++q) {
+      std::string at = P == 1 ? "sc_u" : fmt::format("sc_u * {} + {}", P, q);
+      loadB((R - 1) * P + q, "sc_w[" + at + "]", "sc_wl[" + at + "]");
+    }
   } else {
     auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "
                           "kTcJobs; sc_job += kTcWarps)");
@@ -844,8 +913,9 @@ void TensorCoreEmitter::emitKernel() {
 
 void TensorCoreEmitter::emitBoxLoad() {
   const int fast = D - 1;
-  // Split-TF32 keeps the box in f32 and splits in registers.
-  const bool tf32 = p.packed->shape.type == MmaType::TF32 && !p.split;
+  // tf32 operands are centred on the tile's value and rounded; split-TF32
+  // keeps them in f32 and splits them in registers.
+  const bool centred = centresOperands(p);
   auto i = [](int a) { return std::to_string(a); };
   // Box coordinates l0.. of loop index `r`, whose fastest axis counts
   // `unit`s of elements.
@@ -888,71 +958,56 @@ void TensorCoreEmitter::emitBoxLoad() {
     out.line("stencilc::rt::copyAsync16(dst + i * kTcVec, a.in + {});", src);
   }
   auto scalar = out.scope("else");
+  if (centred)
+    out.line("const float sc_r = sc_centre(o);");
   auto loop = out.scope(
       "for (int i = threadIdx.x; i < kTcBoxElems; i += kTcThreads)");
   decode("");
   out.line("if (l{} < kTcRead{})", fast, fast);
-  if (tf32)
-    out.line("  dst[i] = stencilc::rt::roundTF32(a.in[{}]);", src);
+  if (centred)
+    out.line("  dst[i] = stencilc::rt::roundTF32(a.in[{}] - sc_r);", src);
   else
     out.line("  dst[i] = a.in[{}];", src);
 }
 
-void TensorCoreEmitter::emitHostSetup(
-    const std::function<void(const std::vector<int> &)> &emitCoefficients) {
-  const PackedFragments &pk = *p.packed;
-  const FragmentShape &f = pk.shape;
-  const bool f64 = f.type == MmaType::F64;
-  const std::string word = f64 ? "double" : "unsigned";
-  const int aRegs = aRegisters(f), E = pk.elemsPerReg;
-  const int tiles = pk.tilesM * pk.tilesK;
-  std::optional<SplitTF32Emitter> split;
-  if (p.split)
-    split.emplace(s, out);
-
+TensorCoreEmitter::CoefficientIndex
+TensorCoreEmitter::coefficientIndex() const {
+  CoefficientIndex ci;
   // Distinct coefficient nodes in first-use order; slots refer to them.
-  std::map<int, int> index;
-  std::vector<int> nodes;
-  for (int v : pk.slots)
-    if (v >= 0 && !index.count(v)) {
-      index[v] = static_cast<int>(nodes.size());
-      nodes.push_back(v);
-    }
-  out.line("// Tensor cores: A's coefficients from the parameters, {} and "
-           "packed as",
-           split ? "split into tf32 hi and lo parts"
-                 : "rounded to " + mmaTypeName(f.type).str());
-  out.line("// docs/PTX.md lays them out ([tile][register][lane]).");
-  {
-    std::string text;
-    for (int tile = 0; tile < tiles; ++tile)
-      for (int lane = 0; lane < 32; ++lane)
-        for (int r = 0; r < aRegs; ++r)
-          for (int e = 0; e < E; ++e) {
-            size_t k =
-                ((static_cast<size_t>(tile) * 32 + lane) * aRegs + r) * E + e;
-            int v = pk.slots[k];
-            text += (k ? (k % 16 ? ", " : ",\n") : "") +
-                    std::to_string(v < 0 ? -1 : index[v]);
-          }
-    out.line("static const short kTcSlots[{}] = {{", pk.slots.size());
-    out.indent();
-    out.write(text);
-    out.dedent();
-    out.line("}};");
-  }
+  for (int v : p.packed->slots)
+    if (v >= 0 && ci.index.try_emplace(v, static_cast<int>(ci.nodes.size()))
+                      .second)
+      ci.nodes.push_back(v);
   // The kernel's weights: every one is evaluated, so that their sum is
   // the whole kernel's, and rounded keeping it (IR/Weights.h).
-  const WeightNodes weights = weightNodes(kernelTaps(s));
-  for (int v : weights.nodes)
-    if (index.try_emplace(v, static_cast<int>(nodes.size())).second)
-      nodes.push_back(v);
+  ci.weights = weightNodes(kernelTaps(s));
+  for (int v : ci.weights.nodes)
+    if (ci.index.try_emplace(v, static_cast<int>(ci.nodes.size())).second)
+      ci.nodes.push_back(v);
+  return ci;
+}
+
+void TensorCoreEmitter::emitCoefficientFunction(
+    const std::function<void(const std::vector<int> &)> &emitCoefficients) {
+  const FragmentShape &f = p.packed->shape;
+  const bool split = p.split;
+  CoefficientIndex ci = coefficientIndex();
+  std::map<int, int> &index = ci.index;
+  const std::vector<int> &nodes = ci.nodes;
+  const WeightNodes &weights = ci.weights;
+  out.line("// Tensor cores: A's coefficients from the parameters, evaluated "
+           "in double and rounded\n// to {} keeping the sum of the weights "
+           "(docs/language.md §6.4); run() packs them\n// and the driver's "
+           "error bound reads them.",
+           split ? "f32 (then split into tf32 hi and lo parts)"
+                 : mmaTypeName(f.type).str());
+  out.line("constexpr int kTcCoeffs = {};", std::max<size_t>(1, nodes.size()));
+  auto fn = std::make_unique<Emitter::Scope>(
+      out.scope("[[maybe_unused]] void sc_tc_coefficients([[maybe_"
+                "unused]] const Params &params, double *sc_tc_coeff)"));
   emitCoefficients(nodes);
-  std::string coeffs;
-  for (int v : nodes)
-    coeffs += (coeffs.empty() ? "" : ", ") + ("v" + std::to_string(v));
-  out.line("double sc_tc_coeff[{}] = {{{}}};",
-           std::max<size_t>(1, nodes.size()), coeffs.empty() ? "0" : coeffs);
+  for (size_t k = 0; k < nodes.size(); ++k)
+    out.line("sc_tc_coeff[{}] = v{};", k, nodes[k]);
   if (!weights.nodes.empty()) {
     auto block = out.scope("");
     out.line("// Rounded to {} keeping the sum of the weights "
@@ -997,6 +1052,68 @@ void TensorCoreEmitter::emitHostSetup(
              "sc_tc_coeff[kTcWeight[sc_k]] = sc_w[sc_k];",
              K);
   }
+  fn.reset();
+  // One row of A holds each fused tap once (planTensorCore checks that
+  // every row holds the same coefficients): the driver's bound compares
+  // their rounded values with the exact ones, and centred operands add
+  // their sum back.
+  std::string coeffList, offsetList;
+  int rowTaps = 0;
+  for (int col = 0; col < p.cols(); ++col) {
+    if (!p.nonzero(0, col))
+      continue;
+    ++rowTaps;
+    coeffList += (coeffList.empty() ? "" : ", ") +
+                 std::to_string(index[p.at(0, col)]);
+    const Offset &q = p.columns[col].offset;
+    offsetList += fmt::format("{}{{{}, {}, {}}}", offsetList.empty() ? "" : ", ",
+                              q[0] - p.outputs[0][0], q[1] - p.outputs[0][1],
+                              q[2] - p.outputs[0][2]);
+  }
+  out.line("constexpr int kTcRowTaps = {};", std::max(1, rowTaps));
+  out.line("[[maybe_unused]] constexpr int kTcRowCoeff[kTcRowTaps] = {{{}}};",
+           coeffList.empty() ? "0" : coeffList);
+  out.line("[[maybe_unused]] constexpr long long kTcRowOffset[kTcRowTaps][3] "
+           "= {{{}}};",
+           offsetList.empty() ? "{0, 0, 0}" : offsetList);
+}
+
+void TensorCoreEmitter::emitHostSetup() {
+  const PackedFragments &pk = *p.packed;
+  const FragmentShape &f = pk.shape;
+  const bool f64 = f.type == MmaType::F64;
+  const std::string word = f64 ? "double" : "unsigned";
+  const int aRegs = aRegisters(f), E = pk.elemsPerReg;
+  const int tiles = pk.tilesM * pk.tilesK;
+  std::optional<SplitTF32Emitter> split;
+  if (p.split)
+    split.emplace(s, out);
+  CoefficientIndex ci = coefficientIndex();
+  std::map<int, int> &index = ci.index;
+  out.line("// Tensor cores: A's coefficients ({}), packed as docs/PTX.md "
+           "lays them out\n// ([tile][register][lane]).",
+           split ? "split into tf32 hi and lo parts"
+                 : "in " + mmaTypeName(f.type).str());
+  {
+    std::string text;
+    for (int tile = 0; tile < tiles; ++tile)
+      for (int lane = 0; lane < 32; ++lane)
+        for (int r = 0; r < aRegs; ++r)
+          for (int e = 0; e < E; ++e) {
+            size_t k =
+                ((static_cast<size_t>(tile) * 32 + lane) * aRegs + r) * E + e;
+            int v = pk.slots[k];
+            text += (k ? (k % 16 ? ", " : ",\n") : "") +
+                    std::to_string(v < 0 ? -1 : index[v]);
+          }
+    out.line("static const short kTcSlots[{}] = {{", pk.slots.size());
+    out.indent();
+    out.write(text);
+    out.dedent();
+    out.line("}};");
+  }
+  out.line("double sc_tc_coeff[kTcCoeffs];\nsc_tc_coefficients(params, "
+           "sc_tc_coeff);");
   if (split) {
     out.line("// Split-TF32: the lo parts follow the hi parts, in the same "
              "layout.");
@@ -1038,12 +1155,9 @@ void TensorCoreEmitter::emitHostSetup(
       out.line("sc_w = sc_c(0);");
       break;
     }
-    out.line("sc_tc_host[(sc_tile * {} + sc_reg) * 32 + sc_lane] = sc_w;",
-             aRegs);
+    out.line("sc_tc_host[sc_k] = sc_w; // [tile][lane][register]");
     if (split)
-      out.line("sc_tc_host[{} * 32 * {} + (sc_tile * {} + sc_reg) * 32 + "
-               "sc_lane] = sc_wl;",
-               tiles, aRegs, aRegs);
+      out.line("sc_tc_host[{} * 32 * {} + sc_k] = sc_wl;", tiles, aRegs);
   }
   out.line("stencilc::rt::ScratchBuffer<{}> sc_tc_a(nullptr, "
            "sc_tc_host.size(), stream);",
@@ -1056,6 +1170,13 @@ void TensorCoreEmitter::emitHostSetup(
            word);
   out.line("TcArgs sc_tc_args{{}};");
   out.line("sc_tc_args.a = sc_tc_a.get();");
+  if (centresOperands(p)) {
+    out.line("// Centred operands get their centre back times the sum of a "
+             "row's coefficients.");
+    out.line("double sc_tc_rsum = 0;\nfor (int sc_k = 0; sc_k < kTcRowTaps; "
+             "++sc_k)\n  sc_tc_rsum += sc_tc_coeff[kTcRowCoeff[sc_k]];");
+    out.line("sc_tc_args.rsum = static_cast<float>(sc_tc_rsum);");
+  }
   if (split)
     out.line("sc_tc_args.alo = sc_tc_a.get() + {} * 32 * {};", tiles, aRegs);
   out.line("long long sc_tc_blocks = 1;");

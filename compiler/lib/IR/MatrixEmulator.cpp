@@ -406,6 +406,11 @@ stencilc::packNumericA(const MatrixProgram &p,
   return out;
 }
 
+bool stencilc::centresOperands(const MatrixProgram &program) {
+  return program.packed && program.packed->shape.type == MmaType::TF32 &&
+         !program.split;
+}
+
 std::optional<bool> stencilc::splitNeedsLowA(const Stencil &s) {
   if (!s.matrix || !s.matrix->packed)
     return false;
@@ -478,6 +483,20 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
     for (uint64_t w : aLoRegs)
       aLo |= decodeTF32(static_cast<uint32_t>(w)) != 0;
   }
+
+  // tf32 operands are centred (docs/language.md §6.4): B holds u - r,
+  // rounded as an operand, and D gets r times its row's sum of A, the
+  // rounded coefficients' sum held in f32, with one fused multiply-add.
+  const bool centred = centresOperands(p);
+  std::vector<float> rowSum(p.rows(), 0.0f);
+  if (centred)
+    for (int row = 0; row < p.rows(); ++row) {
+      double sum = 0;
+      for (int col = 0; col < p.cols(); ++col)
+        if (p.nonzero(row, col))
+          sum += coefficients[p.at(row, col)];
+      rowSum[row] = static_cast<float>(sum);
+    }
 
   // Patch origins along each axis.
   std::array<std::vector<int64_t>, kMaxDims> axisOrigins;
@@ -553,8 +572,16 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
   std::vector<uint64_t> aLoTile(split ? 32 * aPer : 0),
       bLoTile(split ? 32 * bPer : 0);
   std::vector<uint32_t> meta(32);
-  std::vector<double> cd(32 * accs), cdLo(split ? 32 * accs : 0);
+  std::vector<double> cd(32 * accs), cdLo(split ? 32 * accs : 0),
+      cdTile(split ? 32 * accs : 0);
   for (size_t first = 0; first < numPatches; first += N) {
+    // The centre of this group of patches: the value at the first one's
+    // first output (the kernel takes one per block tile).
+    float centre = 0.0f;
+    if (centred) {
+      int64_t idx = indexOf(origins[first], p.outputs[0]);
+      centre = idx >= 0 ? static_cast<float>(input[idx]) : 0.0f;
+    }
     // The encoded B of these patches: gather, zero for padding.
     for (int k = 0; k < kPadded; ++k)
       for (int col = 0; col < N; ++col) {
@@ -563,6 +590,8 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
         if (patch < numPatches && k < p.cols() && !p.columns[k].zero) {
           int64_t idx = indexOf(origins[patch], p.columns[k].offset);
           v = idx >= 0 ? input[idx] : 0.0;
+          if (centred)
+            v = static_cast<float>(v) - centre;
         }
         if (split) {
           uint32_t hi, lo;
@@ -608,10 +637,18 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
         const std::vector<uint32_t> *m = shape.sparse ? &meta : nullptr;
         if (split) {
           // The kernel's order: the small products into their own
-          // accumulator, then hi times hi.
+          // accumulator; hi times hi into a zero accumulator, added to
+          // the first in f32, so that each K tile's sum meets the running
+          // one in a rounded addition rather than the tensor cores'
+          // truncating one.
           if (aLo)
             emulateMma(shape, aLoTile, bTile, cdLo, m, selector);
           emulateMma(shape, aTile, bLoTile, cdLo, m, selector);
+          std::fill(cdTile.begin(), cdTile.end(), 0.0);
+          emulateMma(shape, aTile, bTile, cdTile, m, selector);
+          for (size_t i = 0; i < cd.size(); ++i)
+            cd[i] = static_cast<float>(cd[i]) + static_cast<float>(cdTile[i]);
+          continue;
         }
         emulateMma(shape, aTile, bTile, cd, m, selector);
       }
@@ -628,7 +665,10 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
           int64_t idx = indexOf(origins[patch], p.outputs[row]);
           if (idx < 0 || !computed(idx))
             continue;
-          out.values[idx] = roundTo(grid.type, cd[lane * accs + acc]);
+          double d = cd[lane * accs + acc];
+          if (centred)
+            d = std::fmaf(centre, rowSum[row], static_cast<float>(d));
+          out.values[idx] = roundTo(grid.type, d);
           out.covered[idx] = true;
         }
     }

@@ -353,11 +353,23 @@ template <int N, class C, int R> Tracked<C, R> ipow(const Tracked<C, R> &x) {
 }
 
 /// The rounding of a tensor-core pass, charged at the step where the pass
-/// starts: rho Sum_i |c_i| |u(p + o_i)| plus an absolute eta (zero for the
-/// CUDA cores). tensorCoreRounding<P> computes it; perMaxValue, the part of
-/// eta that scales with the largest grid value, is the driver's to apply.
+/// starts, at each point p whose one-step taps c_i read u(p + o_i) (zero
+/// for the CUDA cores):
+///   rho Sum_i |c_i| |u(p + o_i)|            (operands and sums)
+///   + coeffSpread spread + coeffAbs maxAbs   (the rounded coefficients)
+///   + (spreadRho spread + centreRho maxAbs) Sum_i |c_i|   (centred passes)
+///   + eta,
+/// where spread = max u - min u and maxAbs = max |u| over the grid, which
+/// the driver sets at each pass. tensorCoreRounding<P> derives the rest
+/// (docs/benchmarks.md, "Error bounds").
 struct TensorCoreRounding {
-  double rho = 0, eta = 0, perMaxValue = 0;
+  double rho = 0, eta = 0, coeffSpread = 0, coeffAbs = 0;
+  double spreadRho = 0, centreRho = 0, spread = 0, maxAbs = 0;
+  /// Not charged as they are: the coefficients' largest error relative to
+  /// their weight, and Sum |c| of one step; the driver moves coeffRel
+  /// into rho at a pass where that bounds the coefficients' errors
+  /// better than coeffSpread and coeffAbs.
+  double coeffRel = 0, l1 = 0;
 };
 
 /// The bound of one step of a linear update, fed tap by tap: the reads'
@@ -374,6 +386,7 @@ template <class C> struct LinearBound {
   // them, re-rounded (u max|c_i| more): charged at the largest |x_i|. It
   // is zero where the weights and their sum are exact in C.
   double weightErr = 0, weightSum = 0, maxC = 0, maxX = 0;
+  double l1 = 0; // Sum |c_i|
   int taps = 0;
   bool hasConstant = false;
 
@@ -385,6 +398,7 @@ template <class C> struct LinearBound {
     weightSum += c.v;
     maxC = std::max(maxC, std::fabs(c.v));
     maxX = std::max(maxX, std::fabs(x.v));
+    l1 += std::fabs(c.v);
     ++taps;
   }
   template <int R> void constant(const Tracked<C, R> &c) {
@@ -407,7 +421,10 @@ template <class C> struct LinearBound {
       moved += u * maxC;
     double strips = coeffErr + moved * maxX +
                     gammaBound(roundings, u) * sum + 2.0 * (taps + 1) * eta;
-    double tensor = tc.rho * sum + tc.eta;
+    double tensor = tc.rho * sum + tc.coeffSpread * tc.spread +
+                    tc.coeffAbs * tc.maxAbs +
+                    (tc.spreadRho * tc.spread + tc.centreRho * tc.maxAbs) * l1 +
+                    tc.eta;
     return inErr + std::max({root.gpu, strips, tensor}) + root.ref;
   }
 };
@@ -511,13 +528,10 @@ template <class P> TensorCoreRounding tensorCoreRounding() {
       base[{off[i][0], off[i][1], off[i][2]}] =
           Fused{c[i], std::fabs(c[i]), cErr[i]};
     cur = base;
-    // TemporalFusion forms each fused coefficient as a balanced sum of at
-    // most K products: each product is rounded once and passes through at
-    // most ceil(log2 K) additions, in double.
-    int depth = 1;
-    while ((1 << (depth - 1)) < K)
-      ++depth;
-    const double g = gammaBound(depth, 0x1.0p-53);
+    // The fused coefficients, here in double: each is a sum of at most K
+    // products, each rounded once, added in turn; `err` bounds the
+    // distance of `value` from the exact coefficient.
+    const double g = gammaBound(K, 0x1.0p-53);
     for (int k = 1; k < P::kFuse; ++k) {
       std::map<Key, Fused> next;
       for (const auto &[p, b] : base)
@@ -531,39 +545,79 @@ template <class P> TensorCoreRounding tensorCoreRounding() {
         }
       cur = std::move(next);
     }
-    // Per coefficient: its error from the double evaluation and from the
-    // rounding to the operand type, relative to its weight; a subnormal
-    // operand's absolute error goes into perMaxValue instead.
-    double coeff = 0, weights = 0, l1 = 0;
+    // The host's coefficients of one row of A, evaluated and rounded as
+    // run() rounds them: each fused tap once. Each is within
+    // |hat - value| + err of the exact C_j.
+    constexpr int R = P::kTcRowTapCount;
+    long long roff[R][3];
+    double rc[R];
+    P::tcRowTaps(roff, rc);
+    std::map<Key, double> rounded;
+    for (int i = 0; i < R; ++i)
+      rounded[{roff[i][0], roff[i][1], roff[i][2]}] += rc[i];
+    double weights = 0, absDelta = 0, sumDelta = 0, errs = 0, coeff = 0;
     int taps = 0;
     for (const auto &[q, f] : cur) {
       weights += f.weight;
-      if (f.value == 0 && f.err == 0)
-        continue;
+      auto it = rounded.find(q);
+      const double hat = it == rounded.end() ? 0.0 : it->second;
+      absDelta += std::fabs(hat - f.value);
+      sumDelta += hat - f.value;
+      errs += f.err;
+      double e = std::fabs(hat - f.value) + f.err;
+      if (e > 0)
+        coeff = std::max(coeff, f.weight > 0 ? e / f.weight : INFINITY);
       taps += f.value != 0;
-      double e = f.err + P::kCoeffRoundoff * std::fabs(f.value);
-      coeff = std::max(coeff, f.weight > 0 ? e / f.weight : INFINITY);
     }
+    for (const auto &[q, hat] : rounded)
+      if (!cur.count(q)) {
+        absDelta += std::fabs(hat);
+        sumDelta += hat;
+        coeff = INFINITY;
+      }
     for (int i = 0; i < K; ++i)
-      l1 += std::fabs(c[i]);
+      tc.l1 += std::fabs(c[i]);
     taps = std::max(taps, P::kTensorTaps);
-    // The products of rounded coefficients and (tf32) rounded grid values
-    // are exact in the compute type. The tensor cores add them in blocks,
+    // The terms charged at the pass's first step that do not scale with
+    // the reads there are carried t - 1 steps by the step-by-step bound,
+    // which multiplies them by (Sum |c|)^(t-1): charged larger where that
+    // shrinks them.
+    const double shrink = std::pow(std::min(1.0, tc.l1), P::kFuse - 1);
+    // The coefficients' errors dC_j, bounded two ways; the driver takes
+    // the smaller at each pass: each relative to its weight (coeffRel,
+    // times Sum |c_i| |u|), or through their sum, which roundWeights keeps:
+    // Sum_j dC_j u_j = Sum_j dC_j (u_j - m) + m Sum_j dC_j, with m halfway
+    // between the grid's least and largest value.
+    tc.coeffRel = coeff;
+    tc.coeffSpread = shrink > 0 ? (absDelta + errs) / 2 / shrink : INFINITY;
+    tc.coeffAbs =
+        shrink > 0 ? (std::fabs(sumDelta) + errs) / shrink : INFINITY;
+    // The products of coefficients and (tf32) rounded grid values are
+    // exact in the compute type. The tensor cores add them in blocks,
     // aligning each block's values to its largest and dropping the bits
     // below one ulp of it: a block of k values errs by up to k ulps (2 u_c
     // each) of its largest value, so M products in blocks of any size err
     // by at most 2M ulps of sums no larger than Sum |C_j x_j|; 2M + 1 also
     // covers a DMMA's product rounding (docs/benchmarks.md, "Error bounds").
-    const double ug = P::kOperandRoundoff;
-    tc.rho = coeff * (1 + ug) + ug +
-             gammaBound(2 * taps + 1, 2 * unitRoundoff<Comp>());
-    // The absolute terms, carried t - 1 steps by the step-by-step bound,
-    // shrink by at most min(1, Sum |c|)^(t-1): they are charged larger.
+    // Split-TF32 multiplies hi + lo, within kCoeffRepresentation of the
+    // rounded coefficient.
+    const double ug = P::kOperandRoundoff, uc = unitRoundoff<Comp>(),
+                 rep = P::kCoeffRepresentation;
+    const double sums = gammaBound(2 * taps + 1, 2 * uc);
+    if constexpr (P::kCentred) {
+      // Sum C_j (u_j - r) + r S: the operands u_j - r (one f32 rounding,
+      // then tf32) and the sums of their products are within the spread;
+      // S in f32 and the final fma round values up to max |u| Sum |C|
+      // once each.
+      tc.spreadRho = (ug + uc) * (1 + ug) + sums * (1 + ug) * (1 + uc);
+      tc.centreRho = 2 * uc;
+    } else {
+      tc.rho = rep + ug * (1 + rep) + sums * (1 + rep) * (1 + ug);
+    }
+    // Subnormal operands (absolute errors), carried like the rest.
     double eta = P::kOperandUnderflow * weights +
                  2.0 * (2 * taps + 1) * underflowError<Comp>();
-    double shrink = std::pow(std::min(1.0, l1), P::kFuse - 1);
     tc.eta = shrink > 0 ? eta / shrink : INFINITY;
-    tc.perMaxValue = shrink > 0 ? P::kCoeffUnderflow * taps / shrink : INFINITY;
   }
   return tc;
 }
@@ -608,13 +662,22 @@ referenceRun(const std::vector<std::vector<typename P::Elem>> &host,
       // tensor cores.
       TensorCoreRounding pass = none;
       if (P::kTensorCore && s % P::kFuse == 0 && s + P::kFuse <= steps) {
-        double maxValue = 0;
+        double maxValue = 0, lo = INFINITY, hi = -INFINITY;
         for (int g = 0; g < G; ++g)
           if (P::kUpdated[g])
-            for (double x : cur[g])
+            for (double x : cur[g]) {
               maxValue = std::max(maxValue, std::fabs(x));
+              lo = std::min(lo, x);
+              hi = std::max(hi, x);
+            }
         pass = tc;
-        pass.eta += tc.perMaxValue * maxValue;
+        pass.maxAbs = maxValue;
+        pass.spread = hi >= lo ? hi - lo : 0;
+        if (tc.coeffRel * tc.l1 * pass.maxAbs <=
+            tc.coeffSpread * pass.spread + tc.coeffAbs * pass.maxAbs) {
+          pass.rho += tc.coeffRel;
+          pass.coeffSpread = pass.coeffAbs = 0;
+        }
       }
       P::boundStep(in.data(), errIn.data(), errOut.data(), n, pass);
     }

@@ -418,6 +418,25 @@ STENCILC_MMA_SP(mma_sp_m16n8k8_tf32, "m16n8k8", "tf32.tf32", 2, 2,
 STENCILC_MMA_SP(mma_sp_m16n8k16_tf32, "m16n8k16", "tf32.tf32", 4, 4,
                 "{%4,%5,%6,%7}", "{%8,%9,%10,%11}", "%12, %13")
 
+/// A lane's N registers of one A tile, which the host lays out
+/// [tile][lane][register]: one 16-byte (or 8-byte) load where N allows.
+template <int N, class W> STENCILC_DEV void loadWords(const W *p, W (&w)[N]) {
+  if constexpr (sizeof(W) * N % 16 == 0) {
+#pragma unroll
+    for (int i = 0; i < N; i += 16 / static_cast<int>(sizeof(W))) {
+      const uint4 v = reinterpret_cast<const uint4 *>(p)[i * sizeof(W) / 16];
+      std::memcpy(&w[i], &v, 16);
+    }
+  } else if constexpr (sizeof(W) * N == 8) {
+    const uint2 v = *reinterpret_cast<const uint2 *>(p);
+    std::memcpy(&w[0], &v, 8);
+  } else {
+#pragma unroll
+    for (int i = 0; i < N; ++i)
+      w[i] = p[i];
+  }
+}
+
 /// Split-TF32 (docs/language.md §6.4): the f32 value `x` as two tf32
 /// registers, hi = cvt.rna(x) and lo = cvt.rna(x - hi). hi keeps x's
 /// leading 11 significant bits, so x - hi is exact in f32, and hi + lo is

@@ -22,9 +22,11 @@
 
 #include "stencilc/CodeGen/Emitter.h"
 #include "stencilc/IR/Stencil.h"
+#include "stencilc/IR/Weights.h"
 #include "stencilc/Support/Diagnostics.h"
 
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -83,6 +85,13 @@ struct TensorCorePlan {
   /// so each warp walks down a column of patches, keeping the kernel's rows
   /// of B in registers and loading one new row per patch row.
   bool rolling = false;
+  /// Rolling: the K tiles of one kernel row (tile tk + rollPeriod reads
+  /// what tile tk reads one row lower).
+  int rollPeriod = 0;
+  /// tf32 (centresOperands): the coefficient nodes of one row of A, which
+  /// every row holds (each fused tap once); their rounded values' sum is
+  /// what the centred outputs get back per unit of the centre.
+  std::vector<int> rowNodes;
 };
 
 /// Plans the kernel of `stencil`, whose MatrixProgram must be packed.
@@ -99,12 +108,17 @@ public:
   /// Constants, the gather and metadata tables, the argument struct and
   /// the __global__ kernel `<name>_tc_kernel`.
   void emitKernel();
-  /// Inside run(): evaluates A's coefficients on the host (through
-  /// `emitCoefficients`, which prints `const double vN = ...;` for the
-  /// given nodes and their operands), packs them into the operand type and
-  /// copies them to `sc_tc_a`; declares `sc_tc_args` and `sc_tc_blocks`.
-  void emitHostSetup(
+  /// After the kernel: `sc_tc_coefficients(params, coeff)`, which
+  /// evaluates A's coefficients on the host (through `emitCoefficients`,
+  /// which prints `const double vN = ...;` for the given nodes and their
+  /// operands) and rounds them keeping the weights' sum; and one row of
+  /// A's taps (kTcRowTaps, kTcRowCoeff, kTcRowOffset).
+  void emitCoefficientFunction(
       const std::function<void(const std::vector<int> &)> &emitCoefficients);
+  /// Inside run(): evaluates A's coefficients through sc_tc_coefficients,
+  /// packs them into the operand type and copies them to `sc_tc_a`;
+  /// declares `sc_tc_args` and `sc_tc_blocks`.
+  void emitHostSetup();
   /// Inside the pass loop: launches the kernel on `in` -> `out` when the
   /// pass is a full one, and sets `sc_args.skip*` so that the CUDA-core
   /// kernel leaves the covered region alone.
@@ -113,6 +127,14 @@ public:
 private:
   /// The kernel's copy of its input box into shared memory.
   void emitBoxLoad();
+  /// A's coefficient nodes in the order of the host's coefficient array:
+  /// the packed slots' first, then the kernel's other weights.
+  struct CoefficientIndex {
+    std::map<int, int> index; ///< Node -> position in the array.
+    std::vector<int> nodes;
+    WeightNodes weights;
+  };
+  CoefficientIndex coefficientIndex() const;
   std::string axes(const std::function<std::string(int)> &f,
                    const std::string &sep = ", ") const;
   /// The row-major index of coordinates `c(a)` in extents `n(a)`.

@@ -161,6 +161,14 @@ std::vector<uint64_t> packNumericA(const MatrixProgram &program,
 /// emulateOnGrid) decides from the run-time values.
 std::optional<bool> splitNeedsLowA(const Stencil &stencil);
 
+/// Whether the kernels centre the B operands of `program` on one grid
+/// value per tile (docs/language.md §6.4): plain tf32, whose operands round
+/// the grid's values to 11 significant bits. Split-TF32 keeps them to 22
+/// bits; centring would put its f32 arithmetic on partial sums up to twice
+/// the result's size, so it does not centre; f16, bf16 and f64 take the
+/// grid's values as they are.
+bool centresOperands(const MatrixProgram &program);
+
 /// A grid computed by the emulator: `covered` marks the points the matrix
 /// program wrote; the others hold 0.
 struct EmulatedGrid {
@@ -186,8 +194,15 @@ struct EmulatedGrid {
 ///
 /// A split-TF32 program runs as the kernel does: per K tile, A_lo B_hi
 /// (only where some lo part of A is nonzero) and A_hi B_lo into a second
-/// accumulator, A_hi B_hi into the first; the two are added in f32 at the
-/// end.
+/// accumulator, A_hi B_hi into a zero one that is then added to the first
+/// in f32; the first two are added in f32 at the end.
+///
+/// Plain tf32 programs are centred as the kernel centres them
+/// (docs/language.md §6.4): each group of patches takes one value r of the
+/// grid (at its first patch's first output; the kernel takes one per block
+/// tile), B holds u - r computed in f32 and rounded as an operand, and each
+/// output is fma(r, S, D) in f32, S being its row's sum of A's rounded
+/// coefficients, rounded to f32.
 EmulatedGrid emulateOnGrid(const Stencil &stencil,
                            const std::array<int64_t, 3> &sizes,
                            const std::vector<double> &input,
