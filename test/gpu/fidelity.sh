@@ -78,7 +78,7 @@ generate() {
 
 dims_of() { grep -m1 -o 'f[0-9]*\[[123]\]' "$1" | grep -o '[123]\]' | tr -d ']'; }
 long_size() {
-  case $1 in 1) echo 100003 ;; 2) echo 257x263 ;; 3) echo 41x43x47 ;; esac
+  case $1 in 1) echo 30011 ;; 2) echo 131x129 ;; 3) echo 31x29x27 ;; esac
 }
 
 run() {

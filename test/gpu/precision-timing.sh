@@ -55,7 +55,7 @@ run() {
   done
   for bin in $(ls *.cu | sed 's/\.cu$//'); do
     local small=37x29 big=10240x10240
-    grep -q 'f32\[3\]\|f16\[3\]' "$bin.cu" && { small=13x17x19; big=512x512x512; }
+    grep -q '^// Stencil [a-z0-9_]*: 3-D' "$bin.cu" && { small=13x17x19; big=512x512x512; }
     local t; t=$(./$bin --reps=0 --size=8 --steps=0 | grep -o 'fuse=[0-9]*' | head -1 | cut -d= -f2)
     ./$bin --check --reps=0 --size=$small --steps=13 | grep '^RESULT' | sed "s/^RESULT /RESULT variant=$bin /"
     ./$bin --reps=5 --min-time=0.2 --size=$big --steps=$((t * 4)) | grep '^RESULT' | sed "s/^RESULT /RESULT variant=$bin /"

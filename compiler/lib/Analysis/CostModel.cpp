@@ -352,11 +352,11 @@ std::optional<CostCandidate> tensorCoreCandidate(const Context &x,
                        : hw.tensorCore[mmaIndex(p.shape.type)];
   if (peak <= 0)
     return std::nullopt;
-  // Split-TF32: a product of tiles takes 3 MMAs, 2 where A is known to be
-  // exact in tf32 (a parameter's value is not known: 3), so its roof is a
-  // third (a half) of tf32's.
+  // Split-TF32: a product of tiles takes 4 MMAs, 2 where A is known to be
+  // exact in tf32 (a parameter's value is not known: 4), so its roof is a
+  // quarter (a half) of tf32's.
   if (p.split)
-    c.splitMmas = splitNeedsLowA(built).value_or(true) ? 3 : 2;
+    c.splitMmas = splitNeedsLowA(built).value_or(true) ? 4 : 2;
   fillRoofline(c, x, peak / std::max(1, c.splitMmas));
   int t = st.steps;
   double mmaFlops = 2.0 * p.shape.m * p.shape.n * p.shape.k;

@@ -15,7 +15,7 @@ std::string scenarioText(const CostCandidate &c) {
   return c.scenario ? std::to_string(c.scenario) : "-";
 }
 
-/// The fragment shape; "3xm16n8k8.tf32" for split-TF32's three MMAs per
+/// The fragment shape; "4xm16n8k8.tf32" for split-TF32's four MMAs per
 /// product (two where A is exact in tf32).
 std::string shapeText(const CostCandidate &c) {
   if (c.strategy.target == Target::CudaCore)

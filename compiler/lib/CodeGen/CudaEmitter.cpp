@@ -2062,26 +2062,22 @@ void StencilEmitter::emitTrackedParams() {
 }
 
 void StencilEmitter::emitBoundConstants() {
-  // A tensor-core program multiplies the host's rounded coefficients (the
-  // driver reads them back through sc_tc_coefficients), except that
-  // split-TF32 holds each as hi + lo, to 2^-22 of it; and tf32 rounds the
-  // grid's values too: relative roundoffs and the absolute error of a
-  // subnormal result.
+  // A tensor-core program multiplies the host's rounded coefficients
+  // exactly (the driver reads them back through sc_tc_coefficients;
+  // split-TF32's hi + lo hold them exactly), and tf32 rounds the grid's
+  // values: relative roundoff and the absolute error of a subnormal.
   MmaType t = tcPlan ? s.matrix->shape.type : MmaType::F64;
-  std::string coeffRep = "0.0", gridU = "0.0", gridEta = "0.0";
+  std::string gridU = "0.0", gridEta = "0.0";
   if (tcPlan && t == MmaType::TF32) {
-    // Split-TF32 drops A_lo B_lo, below 2^-22 of a product
-    // (docs/language.md §6.4).
-    coeffRep = s.matrix->split ? "0x1.0p-22" : "0.0";
+    // Split-TF32 holds a value as hi + lo to 2^-22 of it and drops
+    // A_lo B_lo, below 2^-22 of a product (docs/language.md §6.4).
     gridU = s.matrix->split ? "0x1.0p-21" : "0x1.0p-11";
     gridEta = "0x1.0p-137";
   }
   out.line("static constexpr bool kTensorCore = {};",
            tcPlan ? "true" : "false");
-  out.line("/// The tensor cores' coefficients as operands against the "
-           "host's rounded ones, and the\n/// grid's values as operands "
-           "(relative, absolute) (docs/benchmarks.md, \"Error bounds\").");
-  out.line("static constexpr double kCoeffRepresentation = {};", coeffRep);
+  out.line("/// The rounding of the grid's values as operands (relative, "
+           "absolute)\n/// (docs/benchmarks.md, \"Error bounds\").");
   out.line("static constexpr double kOperandRoundoff = {}, kOperandUnderflow "
            "= {};",
            gridU, gridEta);

@@ -10,11 +10,12 @@ SplitTF32Emitter::SplitTF32Emitter(const Stencil &s, Emitter &out)
 
 std::string SplitTF32Emitter::summary() const {
   if (!low)
-    return "split-TF32: 3 MMAs per product, A_lo*B_hi + A_hi*B_lo + "
-           "A_hi*B_hi; 2 where the host finds A exact in tf32 (kTcALo)";
+    return "split-TF32: 4 MMAs per product, A_lo*B_hi + A_lo2*B_hi + "
+           "A_hi*B_lo + A_hi*B_hi; 2 where the host finds A exact in tf32 "
+           "(kTcALo)";
   if (*low)
-    return "split-TF32: 3 MMAs per product, A_lo*B_hi + A_hi*B_lo + "
-           "A_hi*B_hi";
+    return "split-TF32: 4 MMAs per product, A_lo*B_hi + A_lo2*B_hi + "
+           "A_hi*B_lo + A_hi*B_hi";
   return "split-TF32: 2 MMAs per product, A_hi*B_lo + A_hi*B_hi (every "
          "coefficient of A is exact in tf32)";
 }
@@ -28,21 +29,25 @@ void SplitTF32Emitter::loadB(const std::string &hi, const std::string &lo,
 void SplitTF32Emitter::mmas(
     const std::function<std::string(const std::string &, const std::string &,
                                     const std::string &)> &call,
-    int tm, const std::string &aHi, const std::string &aLo, bool aLoWords,
-    const std::string &b, const std::string &bLo, int accumulatorsPerTile) {
+    int tm, const std::string &aHi, const std::string &aLo,
+    const std::string &aLo2, bool aLoWords, const std::string &b,
+    const std::string &bLo, int accumulatorsPerTile) {
   std::string acc = fmt::format("acc[{}]", tm);
   std::string accLo = fmt::format("accLo[{}]", tm);
   // The small products first, into their own accumulator.
   if (low.value_or(true)) {
     auto lo = out.scope("if constexpr (kTcALo)");
-    std::string a = aLo;
+    std::string a = aLo, a2 = aLo2;
     if (aLoWords) {
-      out.line("unsigned avl[kTcARegs];\nstencilc::rt::tc::loadWords({}, "
-               "avl);",
-               aLo);
+      out.line("unsigned avl[kTcARegs], avl2[kTcARegs];\n"
+               "stencilc::rt::tc::loadWords({}, avl);\n"
+               "stencilc::rt::tc::loadWords({}, avl2);",
+               aLo, aLo2);
       a = "avl";
+      a2 = "avl2";
     }
     out.line("{}", call(accLo, a, b));
+    out.line("{}", call(accLo, a2, b));
   }
   out.line("{}", call(accLo, aHi, bLo));
   auto blk = out.scope("");
@@ -66,7 +71,10 @@ void SplitTF32Emitter::packHostWord() {
   out.line("const float sc_f = static_cast<float>(sc_c(0));");
   out.line("const float sc_h = stencilc::rt::roundTF32(sc_f), sc_l = "
            "stencilc::rt::roundTF32(sc_f - sc_h);");
-  out.line("std::memcpy(&sc_w, &sc_h, 4);\nstd::memcpy(&sc_wl, &sc_l, 4);");
+  out.line("// Exact: the last two bits, so that hi + lo + lo2 is sc_f.");
+  out.line("const float sc_l2 = stencilc::rt::roundTF32(sc_f - sc_h - sc_l);");
+  out.line("std::memcpy(&sc_w, &sc_h, 4);\nstd::memcpy(&sc_wl, &sc_l, 4);\n"
+           "std::memcpy(&sc_wl2, &sc_l2, 4);");
   if (!low)
     out.line("sc_tc_lo = sc_tc_lo || sc_l != 0.0f;");
 }

@@ -520,7 +520,8 @@ void TensorCoreEmitter::emitKernel() {
              axes([&](int a) { return "last" + i(a); }));
     out.line("const {} *a; // [tile][register][lane]", word);
     if (split)
-      out.line("const unsigned *alo; // split-TF32: A's lo parts, as a");
+      out.line("const unsigned *alo, *alo2; // split-TF32: A's lo and lo2 "
+               "parts, as a");
     if (centred)
       out.line("float rsum; // the sum of A's rounded coefficients per row "
                "(docs/language.md §6.4)");
@@ -619,11 +620,13 @@ void TensorCoreEmitter::emitKernel() {
       out.line("stencilc::rt::tc::loadWords({}, sc_a[{}]);", aWords(tile),
                tile);
     if (split && split->lowA().value_or(true)) {
-      out.line("unsigned sc_alo[{}][kTcARegs];", tiles);
+      out.line("unsigned sc_alo[{0}][kTcARegs], sc_alo2[{0}][kTcARegs];",
+               tiles);
       auto lo = out.scope("if constexpr (kTcALo)");
       for (int tile = 0; tile < tiles; ++tile)
-        out.line("stencilc::rt::tc::loadWords({}, sc_alo[{}]);",
-                 aWords(tile, "alo"), tile);
+        out.line("stencilc::rt::tc::loadWords({}, sc_alo[{}]);\n"
+                 "stencilc::rt::tc::loadWords({}, sc_alo2[{}]);",
+                 aWords(tile, "alo"), tile, aWords(tile, "alo2"), tile);
     }
   }
   // Element k of the lane's B fragment, as an s_in index expression.
@@ -672,15 +675,17 @@ void TensorCoreEmitter::emitKernel() {
   auto mmas = [&](int tk, const std::string &b, const std::string &bLo) {
     for (int tm = 0; tm < pk.tilesM; ++tm) {
       int tile = tm * pk.tilesK + tk;
-      std::string av, avLo;
+      std::string av, avLo, avLo2;
       if (hoist) {
         av = fmt::format("sc_a[{}]", tile);
         avLo = fmt::format("sc_alo[{}]", tile);
+        avLo2 = fmt::format("sc_alo2[{}]", tile);
       } else {
         av = fmt::format("av{}_{}", tm, tk);
         out.line("{} {}[kTcARegs];\nstencilc::rt::tc::loadWords({}, {});",
                  word, av, aWords(tile), av);
         avLo = aWords(tile, "alo");
+        avLo2 = aWords(tile, "alo2");
       }
       auto call = [&](const std::string &accum, const std::string &a,
                       const std::string &bb) {
@@ -691,7 +696,7 @@ void TensorCoreEmitter::emitKernel() {
         return fmt::format("{}({}, {}, {});", mmaFunction(f), accum, a, bb);
       };
       if (split)
-        split->mmas(call, tm, av, avLo, !hoist, b, bLo, accs);
+        split->mmas(call, tm, av, avLo, avLo2, !hoist, b, bLo, accs);
       else
         out.line("{}", call(fmt::format("acc[{}]", tm), av, b));
     }
@@ -999,7 +1004,7 @@ void TensorCoreEmitter::emitCoefficientFunction(
            "in double and rounded\n// to {} keeping the sum of the weights "
            "(docs/language.md §6.4); run() packs them\n// and the driver's "
            "error bound reads them.",
-           split ? "f32 (then split into tf32 hi and lo parts)"
+           split ? "f32 (then split into tf32 parts)"
                  : mmaTypeName(f.type).str());
   out.line("constexpr int kTcCoeffs = {};", std::max<size_t>(1, nodes.size()));
   auto fn = std::make_unique<Emitter::Scope>(
@@ -1036,7 +1041,7 @@ void TensorCoreEmitter::emitCoefficientFunction(
               "static_cast<float>(x))))";
       break;
     case MmaType::TF32:
-      // Split-TF32 holds the f32 weight as hi + lo.
+      // Split-TF32 holds the f32 weight exactly as hi + lo + lo2.
       round = split ? "static_cast<double>(static_cast<float>(x))"
                     : "static_cast<double>(stencilc::rt::roundTF32("
                       "static_cast<float>(x)))";
@@ -1122,17 +1127,14 @@ void TensorCoreEmitter::emitHostSetup() {
                "kernel runs A_lo B_hi");
   }
   out.line("std::vector<{}> sc_tc_host({}{} * 32 * {});", word,
-           split ? "2 * " : "", tiles, aRegs);
+           split ? "3 * " : "", tiles, aRegs);
   {
     auto loop = out.scope(fmt::format(
         "for (int sc_k = 0; sc_k < {} * 32 * {}; ++sc_k)", tiles, aRegs));
-    out.line("const int sc_tile = sc_k / (32 * {0}), sc_lane = sc_k / {0} % "
-             "32, sc_reg = sc_k % {0};",
-             aRegs);
     out.line("const short *sc_s = &kTcSlots[sc_k * {}];", E);
     out.line("auto sc_c = [&](int e) {{ return sc_s[e] < 0 ? 0.0 : "
              "sc_tc_coeff[sc_s[e]]; }};");
-    out.line("{} sc_w{};", word, split ? ", sc_wl" : "");
+    out.line("{} sc_w{};", word, split ? ", sc_wl, sc_wl2" : "");
     switch (f.type) {
     case MmaType::F16:
       out.line(
@@ -1157,7 +1159,9 @@ void TensorCoreEmitter::emitHostSetup() {
     }
     out.line("sc_tc_host[sc_k] = sc_w; // [tile][lane][register]");
     if (split)
-      out.line("sc_tc_host[{} * 32 * {} + sc_k] = sc_wl;", tiles, aRegs);
+      out.line("sc_tc_host[{0} * 32 * {1} + sc_k] = sc_wl;\nsc_tc_host[2 * "
+               "{0} * 32 * {1} + sc_k] = sc_wl2;",
+               tiles, aRegs);
   }
   out.line("stencilc::rt::ScratchBuffer<{}> sc_tc_a(nullptr, "
            "sc_tc_host.size(), stream);",
@@ -1178,7 +1182,9 @@ void TensorCoreEmitter::emitHostSetup() {
     out.line("sc_tc_args.rsum = static_cast<float>(sc_tc_rsum);");
   }
   if (split)
-    out.line("sc_tc_args.alo = sc_tc_a.get() + {} * 32 * {};", tiles, aRegs);
+    out.line("sc_tc_args.alo = sc_tc_a.get() + {0} * 32 * {1};\n"
+             "sc_tc_args.alo2 = sc_tc_a.get() + 2 * {0} * 32 * {1};",
+             tiles, aRegs);
   out.line("long long sc_tc_blocks = 1;");
   for (int a = 0; a < D; ++a) {
     auto blk = out.scope("");

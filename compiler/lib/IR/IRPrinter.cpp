@@ -350,9 +350,9 @@ void stencilc::printMatrixProgram(const Stencil &s, llvm::raw_ostream &os) {
     // tf32; the compile time knows when A is constant.
     std::optional<bool> low = p.packed ? splitNeedsLowA(s) : std::nullopt;
     os << "    split-tf32: hi + lo operands, "
-       << (!low ? "3 MMAs per tile (2 where every coefficient is exact in "
+       << (!low ? "4 MMAs per tile (2 where every coefficient is exact in "
                   "tf32, decided at run time)"
-           : *low ? "3 MMAs per tile (A is not exact in tf32)"
+           : *low ? "4 MMAs per tile (A is not exact in tf32)"
                   : "2 MMAs per tile (A is exact in tf32)")
        << "\n";
   }

@@ -103,6 +103,15 @@ void stencilc::splitTF32(double x, uint32_t &hi, uint32_t &lo) {
   lo = encodeTF32(rest);
 }
 
+void stencilc::splitTF32Coefficient(double x, uint32_t (&parts)[3]) {
+  auto f = static_cast<float>(x);
+  splitTF32(f, parts[0], parts[1]);
+  // Exact: f - hi - lo has at most two significant bits.
+  float rest = f - static_cast<float>(decodeTF32(parts[0])) -
+               static_cast<float>(decodeTF32(parts[1]));
+  parts[2] = encodeTF32(rest);
+}
+
 uint64_t stencilc::encodeF64(double x) {
   uint64_t bits;
   std::memcpy(&bits, &x, 8);
@@ -377,7 +386,7 @@ void stencilc::emulateMma(const FragmentShape &shape,
 std::vector<uint64_t>
 stencilc::packNumericA(const MatrixProgram &p,
                        const std::vector<double> &nodeValues,
-                       bool lowParts) {
+                       int splitPart) {
   if (!p.packed)
     return {};
   const PackedFragments &pk = *p.packed;
@@ -392,10 +401,10 @@ stencilc::packNumericA(const MatrixProgram &p,
         for (int e = 0; e < pk.elemsPerReg; ++e) {
           int node = pk.slot(tile, lane, reg, e);
           double v = node >= 0 ? nodeValues[node] : 0.0;
-          if (lowParts) {
-            uint32_t hi, lo;
-            splitTF32(v, hi, lo);
-            word |= lo;
+          if (splitPart) {
+            uint32_t parts[3];
+            splitTF32Coefficient(v, parts);
+            word |= parts[splitPart];
             continue;
           }
           word |= encodeOperand(type, v) << (16 * e);
@@ -467,19 +476,21 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
     rounded[i] = roundTo(s.params[i].type, rounded[i]);
   // The weights are rounded keeping their sum, as the generated host code
   // rounds them (IR/Weights.h): to the operand type, or for split-TF32 to
-  // f32, whose value the hi and lo parts then hold.
+  // f32, which the hi, lo and lo2 parts then hold exactly.
   const bool split = p.split && shape.type == MmaType::TF32;
   std::vector<double> coefficients = evaluateGridFreeAll(s.graph, rounded);
   roundTapNodes(kernelTaps(s), coefficients, [&](double x) {
     return split ? roundTo(ElemType::F32, x) : roundToOperand(shape.type, x);
   });
   const std::vector<uint64_t> aRegs = packNumericA(p, coefficients);
-  // Split-TF32: the lo parts of A, and whether the kernel's host code
-  // would launch the variant with the A_lo B_hi product (any nonzero).
-  std::vector<uint64_t> aLoRegs;
+  // Split-TF32: the lo and lo2 parts of A, and whether the kernel's host
+  // code would launch the variant with the A_lo B_hi and A_lo2 B_hi
+  // products (any lo part nonzero).
+  std::vector<uint64_t> aLoRegs, aLo2Regs;
   bool aLo = false;
   if (split) {
-    aLoRegs = packNumericA(p, coefficients, /*lowParts=*/true);
+    aLoRegs = packNumericA(p, coefficients, 1);
+    aLo2Regs = packNumericA(p, coefficients, 2);
     for (uint64_t w : aLoRegs)
       aLo |= decodeTF32(static_cast<uint32_t>(w)) != 0;
   }
@@ -570,7 +581,7 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
   std::vector<uint64_t> bLoBits(split ? bBits.size() : 0);
   std::vector<uint64_t> aTile(32 * aPer), bTile(32 * bPer);
   std::vector<uint64_t> aLoTile(split ? 32 * aPer : 0),
-      bLoTile(split ? 32 * bPer : 0);
+      aLo2Tile(split ? 32 * aPer : 0), bLoTile(split ? 32 * bPer : 0);
   std::vector<uint32_t> meta(32);
   std::vector<double> cd(32 * accs), cdLo(split ? 32 * accs : 0),
       cdTile(split ? 32 * accs : 0);
@@ -609,10 +620,14 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
         int tile = tm * pk.tilesK + tk;
         std::copy_n(aRegs.begin() + static_cast<size_t>(tile) * 32 * aPer,
                     32 * aPer, aTile.begin());
-        if (split)
+        if (split) {
           std::copy_n(aLoRegs.begin() +
                           static_cast<size_t>(tile) * 32 * aPer,
                       32 * aPer, aLoTile.begin());
+          std::copy_n(aLo2Regs.begin() +
+                          static_cast<size_t>(tile) * 32 * aPer,
+                      32 * aPer, aLo2Tile.begin());
+        }
         for (int lane = 0; lane < 32; ++lane)
           for (int reg = 0; reg < bPer; ++reg) {
             uint64_t word = 0, low = 0;
@@ -641,8 +656,10 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
           // the first in f32, so that each K tile's sum meets the running
           // one in a rounded addition rather than the tensor cores'
           // truncating one.
-          if (aLo)
+          if (aLo) {
             emulateMma(shape, aLoTile, bTile, cdLo, m, selector);
+            emulateMma(shape, aLo2Tile, bTile, cdLo, m, selector);
+          }
           emulateMma(shape, aTile, bLoTile, cdLo, m, selector);
           std::fill(cdTile.begin(), cdTile.end(), 0.0);
           emulateMma(shape, aTile, bTile, cdTile, m, selector);

@@ -96,7 +96,7 @@ const std::vector<PassInfo> &stencilc::registeredPasses() {
       {"compress24",
        "Pack A into the mma / mma.sp register layout: values, metadata and "
        "sparsity selectors",
-       {{"split", "1: split-TF32, each tf32 product as three MMAs of hi and "
+       {{"split", "1: split-TF32, each tf32 product as four MMAs of hi and "
                   "lo parts",
          0}},
        [](Module &m, const llvm::StringMap<int> &opts,

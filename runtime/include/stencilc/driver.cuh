@@ -599,10 +599,7 @@ template <class P> TensorCoreRounding tensorCoreRounding() {
     // each) of its largest value, so M products in blocks of any size err
     // by at most 2M ulps of sums no larger than Sum |C_j x_j|; 2M + 1 also
     // covers a DMMA's product rounding (docs/benchmarks.md, "Error bounds").
-    // Split-TF32 multiplies hi + lo, within kCoeffRepresentation of the
-    // rounded coefficient.
-    const double ug = P::kOperandRoundoff, uc = unitRoundoff<Comp>(),
-                 rep = P::kCoeffRepresentation;
+    const double ug = P::kOperandRoundoff, uc = unitRoundoff<Comp>();
     const double sums = gammaBound(2 * taps + 1, 2 * uc);
     if constexpr (P::kCentred) {
       // Sum C_j (u_j - r) + r S: the operands u_j - r (one f32 rounding,
@@ -612,7 +609,7 @@ template <class P> TensorCoreRounding tensorCoreRounding() {
       tc.spreadRho = (ug + uc) * (1 + ug) + sums * (1 + ug) * (1 + uc);
       tc.centreRho = 2 * uc;
     } else {
-      tc.rho = rep + ug * (1 + rep) + sums * (1 + rep) * (1 + ug);
+      tc.rho = ug + sums * (1 + ug);
     }
     // Subnormal operands (absolute errors), carried like the rest.
     double eta = P::kOperandUnderflow * weights +

@@ -181,8 +181,8 @@ TEST(CostModel, PrecisionPolicyDecidesHowF32UsesTensorCores) {
     EXPECT_TRUE(k.allowed) << k.strategy.label();
     bool tensor = k.strategy.target != Target::CudaCore;
     EXPECT_EQ(k.strategy.split, tensor) << k.strategy.label();
-    // 0.1 and 0.2 are not tf32 values: A has lo parts, three MMAs.
-    EXPECT_EQ(k.splitMmas, tensor ? 3 : 0) << k.strategy.label();
+    // 0.1 and 0.2 are not tf32 values: A has lo parts, four MMAs.
+    EXPECT_EQ(k.splitMmas, tensor ? 4 : 0) << k.strategy.label();
     split += tensor;
   }
   EXPECT_EQ(split, 6);
@@ -256,7 +256,7 @@ TEST(CostModel, SplitTf32CostsTheTf32KernelAndMore) {
         continue;
       ++compared;
       SCOPED_TRACE(k.strategy.label());
-      EXPECT_EQ(k.splitMmas, exactA ? 2 : 3);
+      EXPECT_EQ(k.splitMmas, exactA ? 2 : 4);
       EXPECT_DOUBLE_EQ(k.tGlobal, t->tGlobal);
       EXPECT_DOUBLE_EQ(k.tShared, t->tShared);
       EXPECT_DOUBLE_EQ(k.tCompute, t->tCompute);

@@ -57,9 +57,11 @@ public:
 
   /// One product of fragment tiles for M tile `tm`. `call(acc, a, b)`
   /// prints the mma of the shape (with its metadata, if sparse);
-  /// `aHi` names A's hi registers, `aLo` its lo registers, or, where
-  /// `aLoWords` is set, the address of the lane's lo words (loadWords). The small
-  /// products go into accLo; A_hi B_hi into a zero accumulator of
+  /// `aHi` names A's hi registers, `aLo` and `aLo2` its lo and lo2
+  /// registers, or, where `aLoWords` is set, the addresses of the lane's
+  /// words (loadWords). The small products (A_lo B_hi and A_lo2 B_hi where
+  /// kTcALo, then A_hi B_lo) go into accLo; A_hi B_hi into a zero
+  /// accumulator of
   /// `accumulatorsPerTile` values, which is then added to acc in f32: the
   /// tensor cores truncate where they add into C, and a running C of the
   /// size of the result would lose up to an ulp of it per K tile, always
@@ -68,8 +70,8 @@ public:
                                             const std::string &,
                                             const std::string &)> &call,
             int tm, const std::string &aHi, const std::string &aLo,
-            bool aLoWords, const std::string &b, const std::string &bLo,
-            int accumulatorsPerTile);
+            const std::string &aLo2, bool aLoWords, const std::string &b,
+            const std::string &bLo, int accumulatorsPerTile);
 
   /// Before the outputs are staged: acc += accLo, per accumulator.
   void foldAccumulators(int accumulatorsPerTile);

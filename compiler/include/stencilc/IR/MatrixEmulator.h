@@ -80,6 +80,10 @@ double decodeF64(uint64_t bits);
 /// cvt.rna(x - hi), where x - hi is exact in f32. hi + lo is within 2^-22
 /// |x| of x. An infinite x gives a NaN lo (inf - inf), as on the GPU.
 void splitTF32(double x, uint32_t &hi, uint32_t &lo);
+/// A split-TF32 coefficient (an f32 value of A): hi and lo as splitTF32
+/// splits it, and lo2 = cvt.rna(x - hi - lo), the last two bits; all three
+/// sum to the f32 value exactly (docs/language.md §6.4).
+void splitTF32Coefficient(double x, uint32_t (&parts)[3]);
 
 /// The bits of one operand element of type `t` (16, 32 or 64 of them).
 uint64_t encodeOperand(MmaType t, double x);
@@ -148,11 +152,11 @@ void emulateMma(const FragmentShape &shape, const std::vector<uint64_t> &a,
 
 /// The numeric A registers of every tile, [tile][lane][reg], from
 /// `program.packed` (which must be set) and the value of every node. With
-/// `lowParts` (split-TF32 only), the lo parts of the coefficients instead
-/// of their (hi) values.
+/// `splitPart` 1 or 2 (split-TF32 only), part 1 (lo) or 2 (lo2) of the
+/// coefficients (splitTF32Coefficient) instead of their (hi) values.
 std::vector<uint64_t> packNumericA(const MatrixProgram &program,
                                    const std::vector<double> &nodeValues,
-                                   bool lowParts = false);
+                                   int splitPart = 0);
 
 /// Split-TF32: whether some coefficient of A (a packed slot) has a nonzero
 /// lo part, so that the product needs its third MMA, A_lo B_hi. Known at
@@ -193,9 +197,9 @@ struct EmulatedGrid {
 /// program nothing is covered.
 ///
 /// A split-TF32 program runs as the kernel does: per K tile, A_lo B_hi
-/// (only where some lo part of A is nonzero) and A_hi B_lo into a second
-/// accumulator, A_hi B_hi into a zero one that is then added to the first
-/// in f32; the first two are added in f32 at the end.
+/// and A_lo2 B_hi (only where some lo part of A is nonzero) and A_hi B_lo
+/// into a second accumulator, A_hi B_hi into a zero one that is then added
+/// to the first in f32; the first two are added in f32 at the end.
 ///
 /// Plain tf32 programs are centred as the kernel centres them
 /// (docs/language.md §6.4): each group of patches takes one value r of the
