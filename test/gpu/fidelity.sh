@@ -21,6 +21,8 @@
 #    single-grid f32 examples also in split-TF32 and tf32 on sparse tensor
 #    cores. Sizes are small enough for the host reference to finish.
 # Every program runs in parallel, one per core; each prints its own line.
+# CCFUSES limits the CUDA-core depths of part 1 (default auto 1..8);
+# LONG_TC=0 leaves the tensor-core variants out of part 2.
 set -uo pipefail
 mode=${1:-}
 dir=${2:-.gpu-fidelity}
@@ -40,7 +42,7 @@ gen() { # name, stencilc arguments...
 
 generate() {
   mkdir -p "$dir"
-  for fuse in auto 1 2 3 4 5 6 7 8; do
+  for fuse in ${CCFUSES:-auto 1 2 3 4 5 6 7 8}; do
     gen heat-cc$fuse "$src" --target=cuda-core --fuse=$fuse
   done
   for tg in tc sptc; do
@@ -64,6 +66,7 @@ generate() {
       > "$dir/periodic/$ex.st"
     gen long-$ex "$f"
     gen long-$ex-periodic "$dir/periodic/$ex.st"
+    [ "${LONG_TC:-1}" = 1 ] || continue
     case " $linear_f32 " in *" $ex "*)
       gen long-$ex-split "$f" --target=sptc --precision=split-tf32
       gen long-$ex-tf32 "$f" --target=sptc --precision=tf32
@@ -101,12 +104,13 @@ run() {
     echo "$bin --size=$(long_size "$(dims_of "$root/dsl-examples/$ex.st")") --steps=${LONG_STEPS:-10000}" >> jobs.list
   done
   echo "running $(wc -l < jobs.list) programs"
-  # Each job prints "NAME: fuse=T check: ... STATUS" on one line; exit 4
-  # (inconclusive) and 1 (failed) are reported as the driver says.
+  # Each job prints "NAME: fuse=T check: ... STATUS" on one line as it
+  # ends (a run cut short keeps what finished); exit 4 (inconclusive) and 1
+  # (failed) are reported as the driver says.
   xargs -P "$(nproc)" -L 1 sh -c \
     'r=$(./$0 --check --reps=0 "$@" 2>&1); f=$(./$0 --reps=0 --size=8 --steps=0 2>/dev/null | grep -o "fuse=[0-9]*" | head -1);
-     echo "$0: $f $(echo "$r" | grep "^check:" || echo "RUN FAIL: $(echo "$r" | tail -1)")"' \
-    < jobs.list | sort
+     echo "$0 $*: $f $(echo "$r" | grep "^check:" || echo "RUN FAIL: $(echo "$r" | tail -1)")"' \
+    < jobs.list
 }
 
 case $mode in
