@@ -43,10 +43,15 @@ types=(f32 f64 f16 bf16)
 # The paper benchmark set, timed at every fusion depth, and the larger
 # boxes of test/gpu/Inputs.
 benchmarks="heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d box-3d27p
-            box-2d81p box-3d343p box-3d729p"
-# The source of an example: dsl-examples/, else test/gpu/Inputs/.
+            box-2d81p box-3d343p box-3d729p
+            star2d1r star2d2r star2d3r star2d4r box2d1r box2d2r box2d3r box2d4r
+            star3d1r star3d2r star3d3r star3d4r box3d1r box3d2r box3d3r box3d4r
+            j2d5pt j2d9pt j2d9pt-gol gradient2d j3d27pt"
+# The source of an example: dsl-examples/, its an5d/ suite (AN5D's shapes,
+# EXAMPLES="box3d2r j2d5pt ..."), else test/gpu/Inputs/.
 src_of() {
   if [ -f "$root/dsl-examples/$1.st" ]; then echo "$root/dsl-examples/$1.st"
+  elif [ -f "$root/dsl-examples/an5d/$1.st" ]; then echo "$root/dsl-examples/an5d/$1.st"
   else echo "$root/test/gpu/Inputs/$1.st"; fi
 }
 
@@ -56,7 +61,7 @@ generate() {
       for ty in "${types[@]}"; do
         # sptc has no f64 shapes; nonlinear examples have no matrices.
         [ $tg = sptc ] && [ $ty = f64 ] && continue
-        grep -q "^$ex\$" <<< "$(printf '%s\n' allen-cahn varcoef-diffusion gray-scott)" && continue
+        grep -q "^$ex\$" <<< "$(printf '%s\n' allen-cahn varcoef-diffusion gray-scott gradient2d)" && continue
         local fuses=${TCFUSES:-auto}
         [ "$ex" = box-2d9p ] && fuses="$fuses 7"
         # f32 grids multiply in tf32 under --precision=tf32, and in
