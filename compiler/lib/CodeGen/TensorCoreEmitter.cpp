@@ -518,7 +518,7 @@ void TensorCoreEmitter::emitKernel() {
     out.line("long long {};", axes([&](int a) { return "blocks" + i(a); }));
     out.line("long long {}; // the last block's origin, from lo",
              axes([&](int a) { return "last" + i(a); }));
-    out.line("const {} *a; // [tile][register][lane]", word);
+    out.line("const {} *a; // [tile][lane][register]", word);
     if (split)
       out.line("const unsigned *alo, *alo2; // split-TF32: A's lo and lo2 "
                "parts, as a");
@@ -1096,8 +1096,8 @@ void TensorCoreEmitter::emitHostSetup() {
   CoefficientIndex ci = coefficientIndex();
   std::map<int, int> &index = ci.index;
   out.line("// Tensor cores: A's coefficients ({}), packed as docs/PTX.md "
-           "lays them out\n// ([tile][register][lane]).",
-           split ? "split into tf32 hi and lo parts"
+           "lays them out\n// ([tile][lane][register]).",
+           split ? "split into tf32 parts hi, lo and lo2"
                  : "in " + mmaTypeName(f.type).str());
   {
     std::string text;
