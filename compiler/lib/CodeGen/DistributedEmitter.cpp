@@ -11,6 +11,10 @@
 
 #include "stencilc/CodeGen/DistributedEmitter.h"
 
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+
 using namespace stencilc;
 
 static std::string axisText(int a) { return std::to_string(a); }
@@ -131,6 +135,15 @@ void DistributedEmitter::emitDefinition(const DistributedHooks &hooks) {
     return a == D - 1 && plan.vec > 1 ? "kVec" : "0";
   });
   std::string tiles = list([](int a) { return "kT" + std::to_string(a); });
+  // How far the update reads each read-only grid.
+  std::array<int, kMaxDims> roReach{0, 0, 0};
+  for (size_t i = 0; i < s.graph.size(); ++i) {
+    const Node &n = s.graph[static_cast<int>(i)];
+    if (n.op == Op::Read && !s.grids[n.index].updated)
+      for (int a = 0; a < D; ++a)
+        roReach[a] = std::max(roReach[a], std::abs(n.offset[a]));
+  }
+  std::string reach = list([&](int a) { return std::to_string(roReach[a]); });
   std::string updated, periodic;
   for (int g = 0; g < G; ++g) {
     updated += std::string(g ? ", " : "") +
@@ -143,12 +156,12 @@ void DistributedEmitter::emitDefinition(const DistributedHooks &hooks) {
                 : "false");
     periodic += std::string(g ? ", " : "") + "{" + p + "}";
   }
-  out.line("// The shape of the exchange: fused steps, a step's radius, "
-           "run()'s tiles, reads\n// beyond a tile's box, and each grid's "
-           "periodic axes.");
+  out.line("// The shape of the exchange: fused steps, a step's radius, the "
+           "read-only grids'\n// reach, run()'s tiles, reads beyond a "
+           "tile's box, and each grid's periodic axes.");
   out.line("constexpr stencilc::dist::Shape<{}> kShape{{{}, kFuse, {}, {}, "
-           "{}, {{{}}}, {{{}}}}};",
-           G, D, list([](int a) { return "kR" + std::to_string(a); }),
+           "{}, {}, {{{}}}, {{{}}}}};",
+           G, D, list([](int a) { return "kR" + std::to_string(a); }), reach,
            tiles, margin, updated, periodic);
   std::string grids;
   for (int g = 0; g < G; ++g)
@@ -179,7 +192,7 @@ void DistributedEmitter::emitDefinition(const DistributedHooks &hooks) {
   out.line("return cudaGetLastError();");
   out.dedent();
   out.dedent();
-  out.line("    }});");
+  out.line("}});");
   out.dedent();
   out.line("}}");
 }

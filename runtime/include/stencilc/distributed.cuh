@@ -117,13 +117,21 @@ inline View wholeView(int dims, const long long *n, const int *tile) {
 template <int G> struct Shape {
   int dims;
   int fuse;      ///< Steps of a full pass.
-  int radius[3]; ///< The halo one step needs, per axis.
+  int radius[3]; ///< The halo one step needs of the updated grids, per axis.
+  /// How far the update reads the read-only grids, per axis: a pass reads
+  /// them up to (fuse - 1) * radius + reach from its block.
+  int reach[3];
   int tile[3];   ///< run()'s tile.
   /// Points a block reads beyond its tile's box (16-byte chunks, the
   /// streaming kernel's rows ahead): the hole keeps them off the ghosts.
   int margin[3];
   bool updated[G];
   bool periodic[G][3];
+  /// The ghosts a pass needs along axis a: fuse radii of the updated
+  /// grids, or what the last step reads of a read-only grid.
+  int ghost(int a) const {
+    return std::max(fuse * radius[a], (fuse - 1) * radius[a] + reach[a]);
+  }
 };
 
 //===----------------------------------------------------------------------===//
@@ -370,11 +378,10 @@ Layout<G> makeLayout(const Decomposition &d, const Shape<G> &shape) {
         // asked to exchange with itself.
         bool wraps = shape.periodic[g][a] &&
                      (!spans || d.options().selfExchange);
-        l.exchange[g][a][s] = (!spans && !d.atEdge(a, s)) || wraps;
-        if (l.exchange[g][a][s] && shape.radius[a] > 0)
-          l.ghost[a][s] = shape.fuse * shape.radius[a];
-        else
-          l.exchange[g][a][s] = false;
+        l.exchange[g][a][s] = shape.ghost(a) > 0 &&
+                              ((!spans && !d.atEdge(a, s)) || wraps);
+        if (l.exchange[g][a][s])
+          l.ghost[a][s] = shape.ghost(a);
       }
     }
     l.b[a] = l.lo[a] - l.ghost[a][0];
@@ -462,16 +469,17 @@ cudaError_t exchangeHalos(const Decomposition &d, ExchangeState &st,
           msg.contiguous = a == 0 || (a == 1 && l.m[0] == 1) ||
                            (a == 2 && l.m[0] * l.m[1] == 1);
           const long long lo = l.lo[a] - l.b[a], hi = l.hi[a] - l.b[a];
-          // The tag names the sender's side: it lands on the other one.
+          // One tag per axis: MPI then matches the messages between two
+          // ranks in the order they were posted, as NCCL does, so the MPI
+          // tests check the order NCCL relies on.
+          msg.tag = a;
           if (pass == 0) {
             msg.start = s == 0 ? lo : hi - depth[a];
-            msg.tag = (a * 2 + s) * G + g;
             msg.staged = sendBytes;
             sendBytes += (msg.bytes + 255) / 256 * 256;
             sends.push_back(msg);
           } else {
             msg.start = s == 0 ? lo - depth[a] : hi;
-            msg.tag = (a * 2 + (1 - s)) * G + g;
             msg.staged = recvBytes;
             recvBytes += (msg.bytes + 255) / 256 * 256;
             recvs.push_back(msg);
@@ -665,12 +673,12 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
   // A halo comes from the next rank only: every block must hold it.
   for (int a = 0; a < shape.dims; ++a)
     if ((l.ghost[a + shift][0] || l.ghost[a + shift][1]) &&
-        d.global(a) / d.procs(a) < shape.fuse * shape.radius[a]) {
+        d.global(a) / d.procs(a) < shape.ghost(a)) {
       d.setLastError(
           "axis " + std::to_string(a) + " gives blocks of " +
           std::to_string(d.global(a) / d.procs(a)) +
           " points, fewer than the halo of " +
-          std::to_string(shape.fuse * shape.radius[a]) +
+          std::to_string(shape.ghost(a)) +
           " (fused steps times radius) that each pass takes from one "
           "neighbour; use fewer ranks along it or fewer fused steps");
       return cudaErrorInvalidValue;
@@ -711,8 +719,7 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
     v.tn[i] = (l.hi[a] + T - 1) / T - v.tlo[i];
     // The hole: tiles whose box, and what a block reads beyond it, stays
     // off the ghosts.
-    const long long reach =
-        static_cast<long long>(shape.fuse) * shape.radius[i] + shape.margin[i];
+    const long long reach = shape.ghost(i) + shape.margin[i];
     long long first = v.tlo[i], last = v.tlo[i] + v.tn[i];
     if (l.ghost[a][0])
       first = std::max(first, (l.lo[a] + reach + T - 1) / T);
@@ -797,16 +804,16 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
       return cudaSuccess;
     };
     if (anyExchange) {
-      // The halo: nt radii of the updated grids every pass, the read-only
-      // grids' whole ghosts once.
+      // The halo: nt radii of the updated grids every pass, and the whole
+      // ghosts, with the read-only grids', once.
       long long depth[3] = {0, 0, 0};
       bool which[G];
       for (int g = 0; g < G; ++g)
         which[g] = ghostGrid[g] && (shape.updated[g] || done == 0);
       for (int i = 0; i < shape.dims; ++i)
-        depth[i + shift] = static_cast<long long>(
-                               done == 0 ? shape.fuse : nt) *
-                           shape.radius[i];
+        depth[i + shift] =
+            done == 0 ? shape.ghost(i)
+                      : static_cast<long long>(nt) * shape.radius[i];
       STENCILC_TRY(cudaEventRecord(st->ready, stream));
       STENCILC_TRY(cudaStreamWaitEvent(st->comm, st->ready, 0));
       if (overlap)
