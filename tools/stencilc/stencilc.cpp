@@ -75,7 +75,7 @@ cl::opt<bool> emitMain(
              "float64 CPU reference, and a GStencils/s report"));
 
 cl::opt<bool> distributedOpt(
-    "distributed", cl::cat(outputCat),
+    "distributed", cl::cat(codegenCat),
     cl::desc("Also generate run_distributed: the stencil over the ranks of "
              "MPI, one GPU each, with halos through NCCL or MPI (needs MPI "
              "to build; CUDA cores only). With --emit-main, a driver for "

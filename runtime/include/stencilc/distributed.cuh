@@ -431,70 +431,103 @@ struct Message {
   bool contiguous;
 };
 
+/// The messages of axis a of an exchange of `depth` points, in the order
+/// they are posted: sends from the low side first, receives into the high
+/// ghost first. Where both neighbours are one rank, a message sent towards
+/// the low neighbour lands in its high ghost: NCCL matches messages between
+/// two ranks in the order they are posted, and so does MPI, with one tag
+/// per axis, which lets the MPI tests check the order NCCL relies on.
+/// Returns the staging bytes the sends and the receives need.
+template <int G, class Elem>
+std::pair<size_t, size_t> planMessages(const Layout<G> &l, const bool *grids,
+                                       int a, long long depth,
+                                       std::vector<Message> &sends,
+                                       std::vector<Message> &recvs) {
+  sends.clear();
+  recvs.clear();
+  size_t sendBytes = 0, recvBytes = 0;
+  for (int pass = 0; pass < 2; ++pass)
+    for (int k = 0; k < 2; ++k) {
+      const int s = pass == 0 ? k : 1 - k;
+      for (int g = 0; g < G; ++g) {
+        if (!grids[g] || !l.exchange[g][a][s])
+          continue;
+        Message msg{};
+        msg.grid = g;
+        msg.axis = a;
+        msg.side = s;
+        msg.depth = depth;
+        msg.peer = l.peer[a][s];
+        msg.tag = a;
+        long long elems = depth;
+        for (int i = 0; i < 3; ++i)
+          if (i != a)
+            elems *= l.m[i];
+        msg.bytes = static_cast<size_t>(elems) * sizeof(Elem);
+        msg.contiguous = a == 0 || (a == 1 && l.m[0] == 1) ||
+                         (a == 2 && l.m[0] * l.m[1] == 1);
+        const long long lo = l.lo[a] - l.b[a], hi = l.hi[a] - l.b[a];
+        size_t &staged = pass == 0 ? sendBytes : recvBytes;
+        msg.staged = staged;
+        staged += (msg.bytes + 255) / 256 * 256;
+        if (pass == 0) {
+          msg.start = s == 0 ? lo : hi - depth;
+          sends.push_back(msg);
+        } else {
+          msg.start = s == 0 ? lo - depth : hi;
+          recvs.push_back(msg);
+        }
+      }
+    }
+  return {sendBytes, recvBytes};
+}
+
+/// Reserves the staging of the deepest exchange of `grids` (the whole
+/// ghosts), once before the passes: a buffer that grew between two axes
+/// would be freed while the exchange's stream may still use it.
+template <int G, class Elem>
+cudaError_t reserveStaging(ExchangeState &st, const Layout<G> &l,
+                           const bool *grids) {
+  std::vector<Message> sends, recvs;
+  for (int a = 0; a < 3; ++a) {
+    auto [sendBytes, recvBytes] = planMessages<G, Elem>(
+        l, grids, a, std::max(l.ghost[a][0], l.ghost[a][1]), sends, recvs);
+    STENCILC_TRY(st.sendDev.reserve(sendBytes));
+    STENCILC_TRY(st.recvDev.reserve(recvBytes));
+    if (st.transport == Transport::Mpi) {
+      STENCILC_TRY(st.sendHost.reserve(sendBytes));
+      STENCILC_TRY(st.recvHost.reserve(recvBytes));
+    }
+  }
+  return cudaSuccess;
+}
+
 /// Moves the ghosts of one pass: for each axis in turn, every grid in
 /// `grids` that exchanges there sends `depth[axis]` points from each side
-/// of its block and receives as many into the ghosts beside it. Runs on
-/// st.comm, after st.ready; the host waits in MPI for the MPI transports.
+/// of its block and receives as many into the ghosts beside it, spanning
+/// the buffer along the other axes (the ghosts of the axes before
+/// included: corners travel in two hops). Runs on st.comm, after st.ready;
+/// the host waits in MPI for the MPI transports. The staging must hold
+/// the deepest exchange (reserveStaging).
 template <int G, class Elem>
 cudaError_t exchangeHalos(const Decomposition &d, ExchangeState &st,
                           const Layout<G> &l, Elem *const *buf,
                           const bool *grids, const long long *depth,
                           Timings *timings) {
   const long long plane[3] = {l.m[1] * l.m[2], l.m[2], 1};
+  std::vector<Message> sends, recvs;
   for (int a = 0; a < 3; ++a) {
     if (depth[a] == 0)
       continue;
-    // Sends from the low side first; receives into the high ghost first:
-    // where both neighbours are one rank, a message sent towards the low
-    // neighbour lands in its high ghost, in the order NCCL matches them.
-    std::vector<Message> sends, recvs;
-    size_t sendBytes = 0, recvBytes = 0;
-    for (int pass = 0; pass < 2; ++pass)
-      for (int k = 0; k < 2; ++k) {
-        const int s = pass == 0 ? k : 1 - k;
-        for (int g = 0; g < G; ++g) {
-          if (!grids[g] || !l.exchange[g][a][s])
-            continue;
-          Message msg{};
-          msg.grid = g;
-          msg.axis = a;
-          msg.side = s;
-          msg.depth = depth[a];
-          msg.peer = l.peer[a][s];
-          long long elems = depth[a];
-          for (int i = 0; i < 3; ++i)
-            if (i != a)
-              elems *= l.m[i];
-          msg.bytes = static_cast<size_t>(elems) * sizeof(Elem);
-          msg.contiguous = a == 0 || (a == 1 && l.m[0] == 1) ||
-                           (a == 2 && l.m[0] * l.m[1] == 1);
-          const long long lo = l.lo[a] - l.b[a], hi = l.hi[a] - l.b[a];
-          // One tag per axis: MPI then matches the messages between two
-          // ranks in the order they were posted, as NCCL does, so the MPI
-          // tests check the order NCCL relies on.
-          msg.tag = a;
-          if (pass == 0) {
-            msg.start = s == 0 ? lo : hi - depth[a];
-            msg.staged = sendBytes;
-            sendBytes += (msg.bytes + 255) / 256 * 256;
-            sends.push_back(msg);
-          } else {
-            msg.start = s == 0 ? lo - depth[a] : hi;
-            msg.staged = recvBytes;
-            recvBytes += (msg.bytes + 255) / 256 * 256;
-            recvs.push_back(msg);
-          }
-        }
-      }
+    auto [sendBytes, recvBytes] =
+        planMessages<G, Elem>(l, grids, a, depth[a], sends, recvs);
     if (sends.empty() && recvs.empty())
       continue;
-    const bool host = st.transport == Transport::Mpi;
-    STENCILC_TRY(st.sendDev.reserve(sendBytes));
-    STENCILC_TRY(st.recvDev.reserve(recvBytes));
-    if (host) {
-      STENCILC_TRY(st.sendHost.reserve(sendBytes));
-      STENCILC_TRY(st.recvHost.reserve(recvBytes));
+    if (sendBytes > st.sendDev.bytes || recvBytes > st.recvDev.bytes) {
+      d.setLastError("the halo exchange's staging was not reserved");
+      return cudaErrorInvalidValue;
     }
+    const bool host = st.transport == Transport::Mpi;
     // The slab of a message as a box of the buffer.
     auto slab = [&](const Message &msg, Extent3 &x, long long *e) {
       for (int i = 0; i < 3; ++i) {
@@ -773,6 +806,9 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
       nxt[g] = static_cast<Elem *>(st->buffers[2 * g + 1].ptr);
     }
   }
+
+  if (anyExchange)
+    STENCILC_TRY((reserveStaging<G, Elem>(*st, l, ghostGrid)));
 
   std::vector<std::unique_ptr<PassSpans>> spans;
   Span total;

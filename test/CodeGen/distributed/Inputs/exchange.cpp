@@ -106,6 +106,11 @@ void testGrid(int dims, const long long *n, const int *procs,
     expect(false, "no exchange state", rank, dims, p3, 0);
     return;
   }
+  const bool all[G] = {true, true};
+  if (reserveStaging<G, float>(*st, l, all) != cudaSuccess) {
+    expect(false, "no staging", rank, dims, p3, 0);
+    return;
+  }
   std::vector<std::vector<float>> buf(G, std::vector<float>(l.points()));
   for (int depthStep = 1; depthStep <= shape.fuse; ++depthStep) {
     long long depth[3] = {0, 0, 0};
@@ -125,7 +130,6 @@ void testGrid(int dims, const long long *n, const int *procs,
         buf[g][p] = inBlock ? valueOf(g, gx) : NAN;
       }
     float *ptrs[G] = {buf[0].data(), buf[1].data()};
-    bool all[G] = {true, true};
     Timings t;
     if (exchangeHalos<G, float>(d, *st, l, ptrs, all, depth, &t) !=
         cudaSuccess) {
