@@ -412,37 +412,10 @@ void StencilEmitter::emitGlobalReads() {
              linear([](int a) { return "q" + std::to_string(a); },
                     [](int a) { return "n" + std::to_string(a); }));
   }
-  // A distributed kernel reads its block and ghosts: the same rules, then
-  // the view's index; the parts of a tile outside the buffer read 0.
-  for (int g : addr.distributed() ? readOnly : std::vector<int>()) {
-    const Grid &grid = s.grids[g];
-    out.line("template <class R>");
-    auto fn = out.scope(
-        "__device__ __forceinline__ R vread_" + grid.name + "(const Elem *g, " +
-        axes([](int a) { return "long long q" + std::to_string(a); }) +
-        ", const Args &a)");
-    out.line("const long long {};", axes([](int a) {
-               return "n" + std::to_string(a) + " = a.n" + std::to_string(a);
-             }));
-    emitDirichletReturns(grid, "n", "R");
-    std::string in;
-    for (int a = 0; a < D; ++a) {
-      BoundaryKind k = grid.boundary[a].kind;
-      bool periodic = k == BoundaryKind::Periodic;
-      std::string q = "q" + std::to_string(a);
-      // Periodic axes wrap by the view's period, not the extent.
-      std::string at = periodic || k == BoundaryKind::Dirichlet
-                           ? q
-                           : "stencilc::rt::clampIndex(" + q + ", n" +
-                                 std::to_string(a) + ")";
-      out.line("{} = {};", q, addr.coord(a, periodic, at));
-      in += std::string(a ? " && " : "") + addr.holds(a, periodic, q);
-    }
-    out.line("if (!({}))\n  return R(0);", in);
-    out.line("return stencilc::rt::Convert<R>::from(g[{}]);",
-             linear([](int a) { return "q" + std::to_string(a); },
-                    [&](int a) { return addr.extent(a); }));
-  }
+  for (int g : addr.distributed() ? readOnly : std::vector<int>())
+    DistributedEmitter(s, plan, elem, out).emitViewRead(s.grids[g], [&] {
+      emitDirichletReturns(s.grids[g], "n", "R");
+    });
   out.blank();
 }
 
@@ -2072,15 +2045,12 @@ void StencilEmitter::emitSource() {
   if (!opts.distributed)
     return;
   out.blank();
-  DistributedHooks hooks;
-  hooks.args = [&](const std::function<std::string(int)> &extent) {
-    emitArgsSetup(extent, false);
-  };
-  hooks.attributes = [&]() { emitKernelAttributes(); };
-  hooks.launch = [&](const std::string &blocks, const std::string &stream) {
-    emitPassLaunch(blocks, stream);
-  };
-  DistributedEmitter(s, plan, elem, out).emitDefinition(hooks);
+  DistributedEmitter(s, plan, elem, out)
+      .emitDefinition({[&](const auto &extent) { emitArgsSetup(extent, false); },
+                       [&] { emitKernelAttributes(); },
+                       [&](const std::string &blocks, const std::string &st) {
+                         emitPassLaunch(blocks, st);
+                       }});
 }
 
 void StencilEmitter::emitDriverProblem() {
@@ -2466,14 +2436,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   if (f16)
     h.line("#include <cuda_fp16.h>");
   h.blank();
-  if (opts.distributed) {
-    // run_distributed's declarations need the decomposition's class; the
-    // header carries it, so that the calling code needs only MPI.
-    h.line("// ---- embedded runtime/include/stencilc/distributed.h ----");
-    h.write(embeddedDistributedHeader());
-    h.line("// ---- end of the embedded runtime ----");
-    h.blank();
-  }
+  if (opts.distributed)
+    embedDistributedHeader(h);
   for (size_t i = 0; i < module.stencils.size(); ++i) {
     StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, h);
     e.emitHeaderDecls();
@@ -2494,19 +2458,14 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   c.write(embeddedWeightsHeader());
   c.line("// ---- embedded runtime/include/stencilc/runtime.cuh ----");
   c.write(embeddedRuntimeHeader());
-  if (opts.distributed) {
-    c.line("// ---- embedded runtime/include/stencilc/distributed.cuh ----");
-    c.write(embeddedDistributedRuntime());
-  }
+  if (opts.distributed)
+    embedDistributedRuntime(c, /*driver=*/false);
   if (opts.emitMain) {
     c.line("// ---- embedded runtime/include/stencilc/driver.cuh ----");
     c.write(embeddedDriverHeader());
   }
-  if (opts.emitMain && opts.distributed) {
-    c.line("// ---- embedded runtime/include/stencilc/distributed_driver.cuh "
-           "----");
-    c.write(embeddedDistributedDriver());
-  }
+  if (opts.emitMain && opts.distributed)
+    embedDistributedRuntime(c, /*driver=*/true);
   c.line("// ---- end of the embedded runtime ----");
   c.line("#include <algorithm>\n#include <utility>\n#include <vector>");
   c.blank();

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "stencilc/CodeGen/DistributedEmitter.h"
+#include "stencilc/CodeGen/EmbeddedRuntime.h"
 
 #include <algorithm>
 #include <array>
@@ -219,4 +220,60 @@ void DistributedEmitter::emitDriverEntry() {
   out.line("return {}::run_distributed(d{}, steps, Params(), stream, "
            "options);",
            s.name, args);
+}
+
+void DistributedEmitter::emitViewRead(const Grid &grid,
+                                      const std::function<void()> &dirichlet) {
+  const int D = s.dims;
+  const GridAddress addr(D, true);
+  auto axes = [&](const std::function<std::string(int)> &f,
+                  const std::string &sep) {
+    std::string r;
+    for (int a = 0; a < D; ++a)
+      r += (a ? sep : "") + f(a);
+    return r;
+  };
+  out.line("template <class R>");
+  auto fn = out.scope("__device__ __forceinline__ R vread_" + grid.name +
+                      "(const Elem *g, " +
+                      axes([](int a) { return "long long q" + axisText(a); },
+                           ", ") +
+                      ", const Args &a)");
+  out.line("const long long {};", axes([](int a) {
+             return "n" + axisText(a) + " = a.n" + axisText(a);
+           }, ", "));
+  dirichlet();
+  std::string in, index;
+  for (int a = 0; a < D; ++a) {
+    BoundaryKind k = grid.boundary[a].kind;
+    bool periodic = k == BoundaryKind::Periodic;
+    std::string q = "q" + axisText(a);
+    // Clamp and fixed axes move to the edge; periodic ones wrap by the
+    // view's period, not the extent.
+    std::string at = periodic || k == BoundaryKind::Dirichlet
+                         ? q
+                         : "stencilc::rt::clampIndex(" + q + ", n" +
+                               axisText(a) + ")";
+    out.line("{} = {};", q, addr.coord(a, periodic, at));
+    in += std::string(a ? " && " : "") + addr.holds(a, periodic, q);
+    index = a == 0 ? q
+                   : (a > 1 ? "(" + index + ")" : index) + " * " +
+                         addr.extent(a) + " + " + q;
+  }
+  out.line("if (!({}))\n  return R(0);", in);
+  out.line("return stencilc::rt::Convert<R>::from(g[{}]);", index);
+}
+
+void stencilc::embedDistributedHeader(Emitter &out) {
+  out.line("// ---- embedded runtime/include/stencilc/distributed.h ----");
+  out.write(embeddedDistributedHeader());
+  out.line("// ---- end of the embedded runtime ----");
+  out.blank();
+}
+
+void stencilc::embedDistributedRuntime(Emitter &out, bool driver) {
+  out.line("// ---- embedded runtime/include/stencilc/{} ----",
+           driver ? "distributed_driver.cuh" : "distributed.cuh");
+  out.write(driver ? embeddedDistributedDriver()
+                   : embeddedDistributedRuntime());
 }

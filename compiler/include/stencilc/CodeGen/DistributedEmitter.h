@@ -93,6 +93,10 @@ public:
   void emitTileOrigins();
   /// The driver's static entry to run_distributed in Problem.
   void emitDriverEntry();
+  /// vread_<grid>: a read of read-only `grid` at global q through its
+  /// boundary rules (`dirichlet` prints its dirichlet returns), then the
+  /// view; the parts of a tile outside the buffer read 0.
+  void emitViewRead(const Grid &grid, const std::function<void()> &dirichlet);
 
 private:
   std::string signature(bool internalNames) const;
@@ -101,6 +105,14 @@ private:
   const std::string elem;
   Emitter &out;
 };
+
+/// Embeds runtime/include/stencilc/distributed.h, which run_distributed's
+/// declarations need, in the generated header: the calling code then
+/// needs MPI's headers only.
+void embedDistributedHeader(Emitter &out);
+/// Embeds distributed.cuh, or with `driver` distributed_driver.cuh, in the
+/// generated source.
+void embedDistributedRuntime(Emitter &out, bool driver);
 
 } // namespace stencilc
 
