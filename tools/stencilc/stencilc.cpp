@@ -532,10 +532,10 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     mo.steps = steps;
   if (mo.target == Target::CudaCore && s.elemType == ElemType::F32 &&
       mo.precision == Precision::SplitTF32) {
-    std::string what = req.target        ? "--target=cuda-core"
-                       : req.tile        ? "--tile"
-                       : req.threads     ? "--threads"
-                                         : "--distributed";
+    std::string what = req.target    ? "--target=cuda-core"
+                       : req.tile    ? "--tile"
+                       : req.threads ? "--threads"
+                                     : "--distributed";
     diags.error(s.loc, what + " runs stencil '" + s.name +
                            "' on CUDA cores, but precision split-tf32 asks "
                            "for split-TF32 tensor cores; use "
@@ -795,7 +795,8 @@ int compile(DiagnosticEngine &diags) {
   }
   if (distributedOpt && target && *target != Target::CudaCore) {
     diags.error("--distributed runs the CUDA-core kernel on each rank; "
-                "--target=" + targetOpt +
+                "--target=" +
+                targetOpt +
                 " is not distributed (use --target=cuda-core or auto)");
     return 1;
   }
@@ -853,8 +854,8 @@ int compile(DiagnosticEngine &diags) {
                  pipeline;
   }
 
-  StrategyRequest request{target,    layout, morph,         fuse,
-                          precision, tile,   threads,       distributedOpt};
+  StrategyRequest request{target,    layout, morph,   fuse,
+                          precision, tile,   threads, distributedOpt};
 
   unsigned buffer = loadSourceFile(inputFile, diags);
   if (!buffer)

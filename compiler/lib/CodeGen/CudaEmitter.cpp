@@ -735,10 +735,10 @@ void StencilEmitter::emitComputeStrip() {
   };
   auto roRead = [&](const Node &n, int v, int j) {
     return this->roRead(s.grids[n.index], axes([&](int a) {
-                    return plus("g" + std::to_string(a),
-                                n.offset[a] + (a == 0 ? v : 0) +
-                                    (a == L ? j : 0));
-                  }));
+                          return plus("g" + std::to_string(a),
+                                      n.offset[a] + (a == 0 ? v : 0) +
+                                          (a == L ? j : 0));
+                        }));
   };
   // Columns: for each updated grid and offset along axes 1.. (the last
   // counted from the strip's first column), the rows read, relative to the
@@ -1235,8 +1235,9 @@ void StencilEmitter::emitBoxLoad() {
   };
   auto coord = [&](const Grid &grid, int a, const std::string &q,
                    const std::string &l) {
-    out.line("const long long {} = {};", q,
-             addr.coord(a, periodic(grid, a), "o" + std::to_string(a) + " + " + l));
+    out.line(
+        "const long long {} = {};", q,
+        addr.coord(a, periodic(grid, a), "o" + std::to_string(a) + " + " + l));
   };
   auto inDomain = [&](const Grid &grid, int from, int to) {
     std::string r;
@@ -1394,15 +1395,18 @@ void StencilEmitter::emitTileStore() {
                std::string i = std::to_string(a);
                return "g" + i + " = o" + i + " + l" + i;
              }));
-    auto inside = out.scope("if (" + axes([&](int a) {
-                              return addr.stores(a, "g" + std::to_string(a));
-                            }, " && ") + ")");
+    auto inside = out.scope(
+        "if (" +
+        axes([&](int a) { return addr.stores(a, "g" + std::to_string(a)); },
+             " && ") +
+        ")");
     out.line("const int sc_idx = {};",
              linear([](int a) { return "l" + std::to_string(a); },
                     [](int a) { return "kB" + std::to_string(a); }));
-    out.line("const long long sc_gidx = {};",
-             linear([&](int a) { return addr.shifted(a, "g" + std::to_string(a)); },
-                    [&](int a) { return addr.extent(a); }));
+    out.line(
+        "const long long sc_gidx = {};",
+        linear([&](int a) { return addr.shifted(a, "g" + std::to_string(a)); },
+               [&](int a) { return addr.extent(a); }));
     for (int g : updated) {
       if (w == 1) {
         out.line("a.out_{0}[sc_gidx] = s_{0}[sc_res * kBufStride + sc_idx];",
@@ -1608,8 +1612,7 @@ void StencilEmitter::emitStreamLevel(int k) {
       if (m)
         out.line("sc_o += sc_stride;");
       out.line("if ({0} >= {2} && {0} < sc_outHi)\n  *sc_o = sc_e{1};",
-               plus("sc_rel", m), m,
-               addr.distributed() ? "sc_outLo" : "kH0");
+               plus("sc_rel", m), m, addr.distributed() ? "sc_outLo" : "kH0");
     }
   }
   if (k < plan.fuse) {
@@ -1661,7 +1664,8 @@ void StencilEmitter::emitStreamKernel() {
     const bool periodic = grid.boundary[a].kind == BoundaryKind::Periodic;
     out.line("const long long g{0} = o{0} + l{0};", a);
     out.line("const long long q{} = {};", a, addr.coord(a, periodic, "g" + i));
-    slabIn += std::string(a > 1 ? " && " : "") + addr.holds(a, periodic, "q" + i);
+    slabIn +=
+        std::string(a > 1 ? " && " : "") + addr.holds(a, periodic, "q" + i);
     if (!ghosted(a))
       slabEdge += std::string(slabEdge.empty() ? "" : " || ") + "g" + i +
                   " < kE" + i + " || g" + i + " >= a.n" + i + " - kE" + i;
@@ -1703,10 +1707,10 @@ void StencilEmitter::emitStreamKernel() {
            D == 2 ? addr.extent(1) : addr.extent(1) + " * " + addr.extent(2));
   std::string colIdx = D == 2 ? "q1" : "q1 * " + addr.extent(2) + " + q2";
   std::string g1 = addr.shifted(1, "g1");
-  std::string outIdx =
-      D == 2 ? g1
-             : (addr.distributed() ? "(" + g1 + ")" : g1) + " * " +
-                   addr.extent(2) + " + " + addr.shifted(2, "g2");
+  std::string outIdx = D == 2 ? g1
+                              : (addr.distributed() ? "(" + g1 + ")" : g1) +
+                                    " * " + addr.extent(2) + " + " +
+                                    addr.shifted(2, "g2");
   out.line("const bool sc_slabIn = {};", slabIn);
   out.line("const Elem *const sc_inCol = a.in_{} + (sc_slabIn ? {} : 0);",
            grid.name, colIdx);
@@ -1806,8 +1810,7 @@ void StencilEmitter::emitStreamKernel() {
   out.line("// iteration's first output row, stepped by kV rows an "
            "iteration.");
   out.line("long long sc_ld = {} * sc_stride;", addr.row("sc_first + kV"));
-  out.line("long long sc_st = {} * sc_stride;",
-           addr.row("sc_first - NT * kD"));
+  out.line("long long sc_st = {} * sc_stride;", addr.row("sc_first - NT * kD"));
   out.line("const long long sc_step = kV * sc_stride;");
   out.line("// The next iteration's rows are in flight during this one.");
   out.line("Elem sc_next[kV];");
@@ -2046,11 +2049,12 @@ void StencilEmitter::emitSource() {
     return;
   out.blank();
   DistributedEmitter(s, plan, elem, out)
-      .emitDefinition({[&](const auto &extent) { emitArgsSetup(extent, false); },
-                       [&] { emitKernelAttributes(); },
-                       [&](const std::string &blocks, const std::string &st) {
-                         emitPassLaunch(blocks, st);
-                       }});
+      .emitDefinition(
+          {[&](const auto &extent) { emitArgsSetup(extent, false); },
+           [&] { emitKernelAttributes(); },
+           [&](const std::string &blocks, const std::string &st) {
+             emitPassLaunch(blocks, st);
+           }});
 }
 
 void StencilEmitter::emitDriverProblem() {

@@ -34,8 +34,7 @@ std::string GridAddress::coord(int a, bool periodic,
   if (!dist)
     return periodic ? "stencilc::rt::wrap(" + pos + ", a.n" + i + ")" : pos;
   std::string p = pos + " - a.v.b[" + i + "]";
-  return periodic ? "stencilc::rt::wrap(" + p + ", a.v.period[" + i + "])"
-                  : p;
+  return periodic ? "stencilc::rt::wrap(" + p + ", a.v.period[" + i + "])" : p;
 }
 
 std::string GridAddress::holds(int a, bool periodic, const std::string &q,
@@ -73,9 +72,7 @@ std::string GridAddress::row(const std::string &r) const {
 
 std::string GridAddress::storeLo() const { return dist ? "a.v.lo[0]" : "0"; }
 
-std::string GridAddress::storeHi() const {
-  return dist ? "a.v.hi[0]" : "a.n0";
-}
+std::string GridAddress::storeHi() const { return dist ? "a.v.hi[0]" : "a.n0"; }
 
 //===- run_distributed ----------------------------------------------------===//
 
@@ -147,8 +144,8 @@ void DistributedEmitter::emitDefinition(const DistributedHooks &hooks) {
   std::string reach = list([&](int a) { return std::to_string(roReach[a]); });
   std::string updated, periodic;
   for (int g = 0; g < G; ++g) {
-    updated += std::string(g ? ", " : "") +
-               (s.grids[g].updated ? "true" : "false");
+    updated +=
+        std::string(g ? ", " : "") + (s.grids[g].updated ? "true" : "false");
     std::string p;
     for (int a = 0; a < 3; ++a)
       p += std::string(a ? ", " : "") +
@@ -167,9 +164,9 @@ void DistributedEmitter::emitDefinition(const DistributedHooks &hooks) {
   std::string grids;
   for (int g = 0; g < G; ++g)
     grids += std::string(g ? ", " : "") +
-             (s.grids[g].updated ? "sc_grid" + std::to_string(g)
-                                 : "const_cast<Elem *>(sc_grid" +
-                                       std::to_string(g) + ")");
+             (s.grids[g].updated
+                  ? "sc_grid" + std::to_string(g)
+                  : "const_cast<Elem *>(sc_grid" + std::to_string(g) + ")");
   out.line("Elem *const sc_grids[{}] = {{{}}};", G, grids);
   out.line("return stencilc::dist::runDistributed<Elem, {}>(", G);
   out.line("    sc_d, kShape, sc_grids, steps, stream, sc_options,");
@@ -234,14 +231,14 @@ void DistributedEmitter::emitViewRead(const Grid &grid,
     return r;
   };
   out.line("template <class R>");
-  auto fn = out.scope("__device__ __forceinline__ R vread_" + grid.name +
-                      "(const Elem *g, " +
-                      axes([](int a) { return "long long q" + axisText(a); },
-                           ", ") +
-                      ", const Args &a)");
-  out.line("const long long {};", axes([](int a) {
-             return "n" + axisText(a) + " = a.n" + axisText(a);
-           }, ", "));
+  auto fn = out.scope(
+      "__device__ __forceinline__ R vread_" + grid.name + "(const Elem *g, " +
+      axes([](int a) { return "long long q" + axisText(a); }, ", ") +
+      ", const Args &a)");
+  out.line(
+      "const long long {};",
+      axes([](int a) { return "n" + axisText(a) + " = a.n" + axisText(a); },
+           ", "));
   dirichlet();
   std::string in, index;
   for (int a = 0; a < D; ++a) {
@@ -250,10 +247,10 @@ void DistributedEmitter::emitViewRead(const Grid &grid,
     std::string q = "q" + axisText(a);
     // Clamp and fixed axes move to the edge; periodic ones wrap by the
     // view's period, not the extent.
-    std::string at = periodic || k == BoundaryKind::Dirichlet
-                         ? q
-                         : "stencilc::rt::clampIndex(" + q + ", n" +
-                               axisText(a) + ")";
+    std::string at =
+        periodic || k == BoundaryKind::Dirichlet
+            ? q
+            : "stencilc::rt::clampIndex(" + q + ", n" + axisText(a) + ")";
     out.line("{} = {};", q, addr.coord(a, periodic, at));
     in += std::string(a ? " && " : "") + addr.holds(a, periodic, q);
     index = a == 0 ? q

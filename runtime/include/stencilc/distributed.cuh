@@ -1,4 +1,4 @@
-//===- distributed.cuh - Halo exchange and the passes of run_distributed -*- CUDA -*-===//
+//===- distributed.cuh - Halo exchange and passes --------------*- CUDA -*-===//
 //
 // What code generated with stencilc --distributed runs around its kernels.
 // Each rank computes its block of the global grid with the same kernels and
@@ -121,7 +121,7 @@ template <int G> struct Shape {
   /// How far the update reads the read-only grids, per axis: a pass reads
   /// them up to (fuse - 1) * radius + reach from its block.
   int reach[3];
-  int tile[3];   ///< run()'s tile.
+  int tile[3]; ///< run()'s tile.
   /// Points a block reads beyond its tile's box (16-byte chunks, the
   /// streaming kernel's rows ahead): the hole keeps them off the ghosts.
   int margin[3];
@@ -151,8 +151,8 @@ struct BoxCopy {
 template <class Elem>
 __global__ void copyBoxKernel(Elem *dst, const Elem *src, const BoxCopy c) {
   const long long step = static_cast<long long>(c.threads) * c.blocks;
-  for (long long i = static_cast<long long>(blockIdx.x) * c.threads +
-                     threadIdx.x;
+  for (long long i =
+           static_cast<long long>(blockIdx.x) * c.threads + threadIdx.x;
        i < c.total; i += step) {
     const long long k = i % c.e[2], r = i / c.e[2];
     const long long j = r % c.e[1], p = r / c.e[1];
@@ -179,8 +179,7 @@ struct Extent3 {
 /// Copies box `e` (three axes) from src at s.o to dst at d.o.
 template <class Elem>
 cudaError_t copyBox(Elem *dst, const Extent3 &d, const Elem *src,
-                    const Extent3 &s, const long long *e,
-                    cudaStream_t stream) {
+                    const Extent3 &s, const long long *e, cudaStream_t stream) {
   BoxCopy c{};
   for (int a = 0; a < 3; ++a)
     c.e[a] = e[a];
@@ -194,10 +193,10 @@ cudaError_t copyBox(Elem *dst, const Extent3 &d, const Elem *src,
   c.srcStride[0] = s.n[1] * s.n[2];
   c.srcStride[1] = s.n[2];
   c.threads = 256;
-  c.blocks = static_cast<unsigned>(
-      std::min<long long>((c.total + 255) / 256, 4096));
-  STENCILC_LAUNCH(copyBoxKernel<Elem>, c.blocks, c.threads, 0, stream, dst,
-                  src, c);
+  c.blocks =
+      static_cast<unsigned>(std::min<long long>((c.total + 255) / 256, 4096));
+  STENCILC_LAUNCH(copyBoxKernel<Elem>, c.blocks, c.threads, 0, stream, dst, src,
+                  c);
   return cudaGetLastError();
 }
 
@@ -299,8 +298,7 @@ inline cudaError_t exchangeState(const Decomposition &d, ExchangeState *&out) {
     ncclComm_t comm = nullptr;
     ncclResult_t r = ncclCommInitRank(&comm, d.size(), id, d.rank());
     if (r != ncclSuccess) {
-      d.setLastError(std::string("ncclCommInitRank: ") +
-                     ncclGetErrorString(r));
+      d.setLastError(std::string("ncclCommInitRank: ") + ncclGetErrorString(r));
       return cudaErrorUnknown;
     }
     st->nccl = comm;
@@ -376,10 +374,10 @@ Layout<G> makeLayout(const Decomposition &d, const Shape<G> &shape) {
       for (int g = 0; g < G; ++g) {
         // One rank across a periodic axis wraps inside the kernel, unless
         // asked to exchange with itself.
-        bool wraps = shape.periodic[g][a] &&
-                     (!spans || d.options().selfExchange);
-        l.exchange[g][a][s] = shape.ghost(a) > 0 &&
-                              ((!spans && !d.atEdge(a, s)) || wraps);
+        bool wraps =
+            shape.periodic[g][a] && (!spans || d.options().selfExchange);
+        l.exchange[g][a][s] =
+            shape.ghost(a) > 0 && ((!spans && !d.atEdge(a, s)) || wraps);
         if (l.exchange[g][a][s])
           l.ghost[a][s] = shape.ghost(a);
       }
@@ -439,10 +437,9 @@ struct Message {
 /// per axis, which lets the MPI tests check the order NCCL relies on.
 /// Returns the staging bytes the sends and the receives need.
 template <int G, class Elem>
-std::pair<size_t, size_t> planMessages(const Layout<G> &l, const bool *grids,
-                                       int a, long long depth,
-                                       std::vector<Message> &sends,
-                                       std::vector<Message> &recvs) {
+std::pair<size_t, size_t>
+planMessages(const Layout<G> &l, const bool *grids, int a, long long depth,
+             std::vector<Message> &sends, std::vector<Message> &recvs) {
   sends.clear();
   recvs.clear();
   size_t sendBytes = 0, recvBytes = 0;
@@ -558,14 +555,14 @@ cudaError_t exchangeHalos(const Decomposition &d, ExchangeState &st,
         slab(msg, x, e);
         for (int i = 0; i < 3; ++i)
           packed.n[i] = e[i];
-        STENCILC_TRY(copyBox(devicePtr(msg, st.sendDev), packed,
-                             buf[msg.grid], x, e, st.comm));
+        STENCILC_TRY(copyBox(devicePtr(msg, st.sendDev), packed, buf[msg.grid],
+                             x, e, st.comm));
       }
       if (host)
-        STENCILC_TRY(cudaMemcpyAsync(
-            static_cast<char *>(st.sendHost.ptr) + msg.staged,
-            devicePtr(msg, st.sendDev), msg.bytes, cudaMemcpyDeviceToHost,
-            st.comm));
+        STENCILC_TRY(
+            cudaMemcpyAsync(static_cast<char *>(st.sendHost.ptr) + msg.staged,
+                            devicePtr(msg, st.sendDev), msg.bytes,
+                            cudaMemcpyDeviceToHost, st.comm));
       if (timings) {
         ++timings->messages;
         timings->bytesSent += static_cast<long long>(msg.bytes);
@@ -618,10 +615,10 @@ cudaError_t exchangeHalos(const Decomposition &d, ExchangeState &st,
     }
     for (const Message &msg : recvs) {
       if (host)
-        STENCILC_TRY(cudaMemcpyAsync(
-            devicePtr(msg, st.recvDev),
-            static_cast<char *>(st.recvHost.ptr) + msg.staged, msg.bytes,
-            cudaMemcpyHostToDevice, st.comm));
+        STENCILC_TRY(
+            cudaMemcpyAsync(devicePtr(msg, st.recvDev),
+                            static_cast<char *>(st.recvHost.ptr) + msg.staged,
+                            msg.bytes, cudaMemcpyHostToDevice, st.comm));
       if (!msg.contiguous) {
         Extent3 x, packed;
         long long e[3];
@@ -710,8 +707,7 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
       d.setLastError(
           "axis " + std::to_string(a) + " gives blocks of " +
           std::to_string(d.global(a) / d.procs(a)) +
-          " points, fewer than the halo of " +
-          std::to_string(shape.ghost(a)) +
+          " points, fewer than the halo of " + std::to_string(shape.ghost(a)) +
           " (fused steps times radius) that each pass takes from one "
           "neighbour; use fewer ranks along it or fewer fused steps");
       return cudaErrorInvalidValue;
@@ -780,8 +776,8 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
   // Buffers: the caller's grids where the layout is bare, else ghosted
   // copies, kept in the exchange state for the next run.
   const bool bare = l.bare();
-  const size_t bytes = static_cast<size_t>(bare ? l.blockPoints() : l.points()) *
-                       sizeof(Elem);
+  const size_t bytes =
+      static_cast<size_t>(bare ? l.blockPoints() : l.points()) * sizeof(Elem);
   if (st->buffers.size() < static_cast<size_t>(2 * G))
     st->buffers.resize(2 * G);
   Elem *cur[G], *nxt[G];
@@ -816,7 +812,8 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
     STENCILC_TRY(total.start(stream));
   cudaError_t status = cudaSuccess;
   for (long long done = 0; done < steps && status == cudaSuccess;) {
-    const int nt = static_cast<int>(std::min<long long>(shape.fuse, steps - done));
+    const int nt =
+        static_cast<int>(std::min<long long>(shape.fuse, steps - done));
     PassSpans *ev = nullptr;
     if (opts.timings) {
       spans.push_back(std::make_unique<PassSpans>());
@@ -847,9 +844,9 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
       for (int g = 0; g < G; ++g)
         which[g] = ghostGrid[g] && (shape.updated[g] || done == 0);
       for (int i = 0; i < shape.dims; ++i)
-        depth[i + shift] =
-            done == 0 ? shape.ghost(i)
-                      : static_cast<long long>(nt) * shape.radius[i];
+        depth[i + shift] = done == 0
+                               ? shape.ghost(i)
+                               : static_cast<long long>(nt) * shape.radius[i];
       STENCILC_TRY(cudaEventRecord(st->ready, stream));
       STENCILC_TRY(cudaStreamWaitEvent(st->comm, st->ready, 0));
       if (overlap)

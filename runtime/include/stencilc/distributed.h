@@ -63,8 +63,8 @@ inline const char *transportName(Transport t) {
 
 /// Parses "auto", "nccl", "mpi" or "mpi-device".
 inline bool parseTransport(const char *text, Transport &t) {
-  for (Transport c : {Transport::Auto, Transport::Nccl, Transport::Mpi,
-                      Transport::MpiDevice})
+  for (Transport c :
+       {Transport::Auto, Transport::Nccl, Transport::Mpi, Transport::MpiDevice})
     if (std::strcmp(text, transportName(c)) == 0) {
       t = c;
       return true;
@@ -92,8 +92,8 @@ struct Timings {
   double interiorMs = 0; ///< Tiles that need no halo (overlapping it).
   double frameMs = 0;    ///< Tiles that wait for the halo.
   long long passes = 0;
-  long long messages = 0;  ///< Sent by this rank.
-  long long bytesSent = 0; ///< By this rank.
+  long long messages = 0;                ///< Sent by this rank.
+  long long bytesSent = 0;               ///< By this rank.
   Transport transport = Transport::Auto; ///< The one that ran.
 };
 
@@ -215,7 +215,8 @@ public:
     return moveBlocks(const_cast<T *>(local), global, root, true);
   }
   /// The reverse: rank `root` sends each rank its block of `global`.
-  template <class T> int scatter(const T *global, T *local, int root = 0) const {
+  template <class T>
+  int scatter(const T *global, T *local, int root = 0) const {
     return moveBlocks(local, const_cast<T *>(global), root, false);
   }
 
@@ -247,9 +248,8 @@ private:
         fixed *= procs_[a];
     }
     if (size % fixed != 0)
-      return fail("the process counts given (product " +
-                  std::to_string(fixed) + ") do not divide the " +
-                  std::to_string(size) + " ranks");
+      return fail("the process counts given (product " + std::to_string(fixed) +
+                  ") do not divide the " + std::to_string(size) + " ranks");
     // MPI_Dims_create fills the zeros, as balanced as it can.
     if (MPI_Dims_create(size, dims, procs_) != MPI_SUCCESS)
       return fail("MPI_Dims_create failed");
@@ -265,8 +265,7 @@ private:
       return fail("the process grid has " + std::to_string(product) +
                   " ranks, the communicator " + std::to_string(size));
     int periods[3] = {1, 1, 1};
-    if (MPI_Cart_create(comm, dims, procs_, periods, 0, &cart_) !=
-        MPI_SUCCESS)
+    if (MPI_Cart_create(comm, dims, procs_, periods, 0, &cart_) != MPI_SUCCESS)
       return fail("MPI_Cart_create failed");
     MPI_Comm_rank(cart_, &rank_);
     size_ = size;

@@ -1,4 +1,4 @@
-//===- distributed_driver.cuh - The driver of --emit-main --distributed -*- CUDA -*-===//
+//===- distributed_driver.cuh - mpirun driver ------------------*- CUDA -*-===//
 //
 // `stencilc --emit-main --distributed` appends a main() that calls
 // stencilc::dist::driverMain<Problem>() under mpirun: every rank takes one
@@ -37,10 +37,10 @@ inline double uniformAt(uint64_t seed, uint64_t k) {
   do {                                                                         \
     cudaError_t stencilc_err_ = (expr);                                        \
     if (stencilc_err_ != cudaSuccess) {                                        \
-      std::fprintf(stderr, "rank %d: %s:%d: CUDA error: %s (%s)%s%s\n",       \
+      std::fprintf(stderr, "rank %d: %s:%d: CUDA error: %s (%s)%s%s\n",        \
                    worldRank, __FILE__, __LINE__,                              \
                    cudaGetErrorString(stencilc_err_), #expr,                   \
-                   lastError().empty() ? "" : ": ", lastError().c_str());     \
+                   lastError().empty() ? "" : ": ", lastError().c_str());      \
       MPI_Abort(MPI_COMM_WORLD, 3);                                            \
       return 3;                                                                \
     }                                                                          \
@@ -222,8 +222,7 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
     STENCILC_TRY(poisonBuffers(d, stream));
     return cudaStreamSynchronize(stream);
   };
-  auto runDist = [&](long long s, bool withOverlap,
-                     Timings *t) -> cudaError_t {
+  auto runDist = [&](long long s, bool withOverlap, Timings *t) -> cudaError_t {
     RunOptions o;
     o.overlap = withOverlap;
     o.timings = t;
@@ -256,13 +255,12 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
                 P::kName, rt::typeName<Elem>(), sizeText.c_str(), steps,
                 P::kFuse, ranks, procsText.c_str(),
                 transportName(probe.transport));
-  std::string result = "RESULT stencil=" + std::string(P::kName) +
-                       " type=" + rt::typeName<Elem>() + " size=" + sizeText +
-                       " steps=" + std::to_string(steps) +
-                       " fuse=" + std::to_string(P::kFuse) +
-                       " ranks=" + std::to_string(ranks) + " procs=" +
-                       procsText + " transport=" +
-                       transportName(probe.transport);
+  std::string result =
+      "RESULT stencil=" + std::string(P::kName) +
+      " type=" + rt::typeName<Elem>() + " size=" + sizeText +
+      " steps=" + std::to_string(steps) + " fuse=" + std::to_string(P::kFuse) +
+      " ranks=" + std::to_string(ranks) + " procs=" + procsText +
+      " transport=" + transportName(probe.transport);
   char buf[512];
   int status = 0;
 
@@ -325,9 +323,9 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
         for (long long i = 0; i < global; ++i) {
           if (std::memcmp(&got[g][i], &single[i], sizeof(Elem)) != 0) {
             ++differ;
-            maxDiff = std::max(
-                maxDiff, std::fabs(rt::Convert<double>::from(got[g][i]) -
-                                   rt::Convert<double>::from(single[i])));
+            maxDiff = std::max(maxDiff,
+                               std::fabs(rt::Convert<double>::from(got[g][i]) -
+                                         rt::Convert<double>::from(single[i])));
           }
           double v = rt::Convert<double>::from(got[g][i]);
           if (!std::isfinite(v) && std::isfinite(ref[g][i]))
@@ -339,8 +337,7 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
         }
         err = std::max(err, finite ? gridDiff / std::max(b.maxRef, 1e-300)
                                    : INFINITY);
-        bound = std::isnan(b.relative()) ? NAN
-                                         : std::max(bound, b.relative());
+        bound = std::isnan(b.relative()) ? NAN : std::max(bound, b.relative());
       }
       const char *verdict = "PASS";
       if (differ > 0 || (over > 0 && !std::isnan(bound)))
@@ -377,7 +374,8 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
       MPI_Allreduce(&mine, &ms, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
       return cudaSuccess;
     };
-    auto median = [&](long long s, bool withOverlap, double &ms) -> cudaError_t {
+    auto median = [&](long long s, bool withOverlap,
+                      double &ms) -> cudaError_t {
       std::vector<double> times;
       for (int r = 0; r < reps; ++r) {
         double t = 0;
@@ -400,16 +398,19 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
       timedSteps = (next + P::kFuse - 1) / P::kFuse * P::kFuse;
     }
     STENCILC_DIST_CHECK(median(timedSteps, overlap, ms));
-    const double rate = static_cast<double>(global) * timedSteps / (ms * 1e-3) / 1e9;
+    const double rate =
+        static_cast<double>(global) * timedSteps / (ms * 1e-3) / 1e9;
     // Where the time goes, from one more run with events (slowest rank).
     Timings t;
     STENCILC_DIST_CHECK(reset());
     MPI_Barrier(MPI_COMM_WORLD);
     STENCILC_DIST_CHECK(runDist(timedSteps, overlap, &t));
-    double parts[4] = {t.exchangeMs, t.interiorMs, t.frameMs, t.totalMs}, worst[4];
+    double parts[4] = {t.exchangeMs, t.interiorMs, t.frameMs, t.totalMs},
+           worst[4];
     MPI_Allreduce(parts, worst, 4, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     long long bytes = 0;
-    MPI_Allreduce(&t.bytesSent, &bytes, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Allreduce(&t.bytesSent, &bytes, 1, MPI_LONG_LONG, MPI_SUM,
+                  MPI_COMM_WORLD);
     double serialMs = 0;
     if (overlap && ranks > 1)
       STENCILC_DIST_CHECK(median(timedSteps, false, serialMs));
@@ -478,8 +479,7 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
       std::snprintf(buf, sizeof buf,
                     " timed_steps=%lld ms=%.3f gstencils=%.2f per_gpu=%.2f "
                     "exchange_ms=%.3f interior_ms=%.3f frame_ms=%.3f",
-                    timedSteps, ms, rate, perGpu, worst[0], worst[1],
-                    worst[2]);
+                    timedSteps, ms, rate, perGpu, worst[0], worst[1], worst[2]);
       result += buf;
       if (serialMs > 0) {
         std::snprintf(buf, sizeof buf, " serial_ms=%.3f", serialMs);

@@ -1,4 +1,4 @@
-//===- DistributedEmitter.h - run_distributed and its addressing -*- C++ -*-===//
+//===- DistributedEmitter.h - run_distributed -------------------*- C++ -*-===//
 //
 // stencilc --distributed: one stencil on many GPUs, one MPI rank each
 // (docs/architecture.md, "Distributed runs"). Each rank runs the CUDA-core

@@ -65,8 +65,7 @@ void testGrid(int dims, const long long *n, const int *procs,
       for (long long j = dims > 1 ? lo[1] : 0; j < (dims > 1 ? hi[1] : 1); ++j)
         for (long long k = dims > 2 ? lo[2] : 0; k < (dims > 2 ? hi[2] : 1);
              ++k)
-          ++owners[(i * (dims > 1 ? n[1] : 1) + j) * (dims > 2 ? n[2] : 1) +
-                   k];
+          ++owners[(i * (dims > 1 ? n[1] : 1) + j) * (dims > 2 ? n[2] : 1) + k];
     for (int a = 0; a < dims; ++a) {
       long long len = hi[a] - lo[a];
       expect(len == n[a] / d.procs(a) || len == n[a] / d.procs(a) + 1,
@@ -74,13 +73,13 @@ void testGrid(int dims, const long long *n, const int *procs,
     }
   }
   for (long long i = 0; i < d.globalPoints(); ++i)
-    expect(owners[i] == 1, "a point not owned exactly once", rank, dims, p3,
-           i);
+    expect(owners[i] == 1, "a point not owned exactly once", rank, dims, p3, i);
   for (int a = 0; a < dims; ++a)
     for (int s = 0; s < 2; ++s) {
       int back[2] = {-1, -1};
       MPI_Sendrecv(&rank, 1, MPI_INT, d.neighbour(a, s), 0, &back[0], 1,
-                   MPI_INT, d.neighbour(a, 1 - s), 0, d.comm(), MPI_STATUS_IGNORE);
+                   MPI_INT, d.neighbour(a, 1 - s), 0, d.comm(),
+                   MPI_STATUS_IGNORE);
       expect(back[0] == d.neighbour(a, 1 - s), "neighbours disagree", rank,
              dims, p3, a);
     }
