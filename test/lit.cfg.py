@@ -59,6 +59,33 @@ if cuda_include and host_cxx:
         "-I" + os.path.join(config.stencilc_src_root, "runtime", "include"),
         "-pthread"])))
 
+# MPI runs several processes of generated code on the CPU, each rank's
+# kernels through the emulation (test/CodeGen/distributed). OpenMPI is told
+# to oversubscribe the cores, to run as root where CI does, and to copy
+# between processes without cross-memory attach, which containers forbid.
+if config.mpiexec and "cuda-headers" in config.available_features:
+    config.available_features.add("mpi")
+    emucxx = dict(config.substitutions)["%emucxx"]
+    config.substitutions.append(("%mpiemucxx", emucxx + " " + config.mpi_compile))
+    # After the sources: the libraries are no C++ (%emucxx says -x c++).
+    config.substitutions.append(("%mpilibs", "-x none " + config.mpi_link))
+    launcher = [config.mpiexec]
+    try:
+        version = subprocess.run([config.mpiexec, "--version"], capture_output=True,
+                                 text=True, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        version = ""
+    if "Open MPI" in version or "OpenRTE" in version:
+        launcher += ["--oversubscribe", "--mca", "btl_vader_single_copy_mechanism", "none"]
+        if os.geteuid() == 0:
+            launcher.append("--allow-run-as-root")
+    config.substitutions.append(("%mpirun", " ".join(launcher)))
+    config.substitutions.append(("%mpi-compile-flags", config.mpi_compile))
+    config.substitutions.append(("%mpi-link-flags", config.mpi_link))
+if config.nccl_flags:
+    config.available_features.add("nccl")
+    config.substitutions.append(("%nccl-flags", config.nccl_flags))
+
 smi = shutil.which("nvidia-smi")
 if smi:
     try:

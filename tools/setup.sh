@@ -7,10 +7,11 @@ cd "$(dirname "$0")/.."
 
 # One pinned LLVM: Debian's 14. nvcc comes with the CUDA toolkit, which is
 # not a Debian package here; without it the tests that compile generated
-# code are reported as unsupported, not failed.
+# code are reported as unsupported, not failed. OpenMPI runs the distributed
+# tests: several MPI processes on the CPU, each rank's kernels emulated.
 packages=(cmake ninja-build python3 clang-14 llvm-14-dev llvm-14-tools
           libclang-rt-14-dev libclang-14-dev libfmt-dev libgtest-dev
-          zlib1g-dev libtinfo-dev libz3-dev ccache)
+          zlib1g-dev libtinfo-dev libz3-dev ccache openmpi-bin libopenmpi-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' \

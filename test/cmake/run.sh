@@ -76,6 +76,8 @@ check() {
 # 1. The installed package.
 cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 for f in bin/stencilc include/stencilc/runtime.cuh include/stencilc/driver.cuh \
+         include/stencilc/distributed.h include/stencilc/distributed.cuh \
+         include/stencilc/distributed_driver.cuh \
          lib/cmake/Stencilc/StencilcConfig.cmake \
          lib/cmake/Stencilc/StencilcConfigVersion.cmake \
          lib/cmake/Stencilc/StencilcHelpers.cmake; do
@@ -139,6 +141,26 @@ done
 grep -q "unknown TARGET 'gpu'" "$scratch/bad-TARGET-gpu.log" || fail "no message for TARGET gpu"
 grep -q "unknown PRECISION 'fast'" "$scratch/bad-PRECISION-fast.log" || fail "no message for PRECISION fast"
 echo "cmake test: ARCH and keywords: ok"
+
+# The distributed program of docs/user-guide.md, as the guide writes it:
+# stencilc_add_library(... DISTRIBUTED) with find_package(MPI), against the
+# installed package (needs MPI; NCCL is linked where CMake finds it).
+if command -v mpicxx >/dev/null; then
+  mkdir -p "$scratch/dist"
+  python3 "$repo/test/Driver/Inputs/check-doc-examples.py" files \
+    "$repo/docs/user-guide.md" "$scratch/dist" >/dev/null
+  cp "$repo/dsl-examples/heat.st" "$scratch/dist/distributed/"
+  cmake -S "$scratch/dist/distributed" -B "$scratch/dist/b" -G Ninja \
+    -DCMAKE_PREFIX_PATH="$scratch/prefix" -DCMAKE_CUDA_COMPILER=nvcc \
+    >"$scratch/dist.log" 2>&1 || { cat "$scratch/dist.log"; fail "distributed example: configure"; }
+  rebuild "$scratch/dist/b"
+  [ -x "$scratch/dist/b/heat_mpi" ] || fail "distributed example: heat_mpi was not linked"
+  expect "distributed example" 1 'stencilc .*heat\.st -o .*--distributed'
+  grep -q 'STENCILC_WITH_NCCL' "$scratch/dist/b/build.ninja" && nccl="with NCCL" || nccl="without NCCL"
+  echo "cmake test: the distributed example of the user guide: ok ($nccl)"
+else
+  echo "cmake test: no MPI (mpicxx): the distributed example is not built"
+fi
 
 # 2. add_subdirectory of this source tree (tests off; ccache where the
 # main build has it).

@@ -37,7 +37,8 @@ const llvm::StringRef kAllowed[] = {
     "write-if-changed",      "arch",       "fuse",        "type",
     "target",    "tile",     "threads",    "layout",      "morph",
     "precision", "gpu",      "hw",         "explain",     "tune-size",
-    "nvcc",      "passes",   "print-ir-after-all",        "time-passes"};
+    "nvcc",      "passes",   "print-ir-after-all",        "time-passes",
+    "distributed"};
 
 /// Whether `arg` may be passed: a listed option, or a bare value, that
 /// names nothing outside the working directory.

@@ -2,7 +2,7 @@
 #
 #   stencilc_add_library(<target> SOURCES a.st b.st
 #                        [ARCH sm_80 sm_90] [TARGET auto|cuda-core|tc|sptc]
-#                        [PRECISION exact|split-tf32|tf32]
+#                        [PRECISION exact|split-tf32|tf32] [DISTRIBUTED]
 #                        [OPTIONS <stencilc flags>...])
 #
 # Each .st file is compiled by its own custom command,
@@ -25,6 +25,10 @@
 # on CUDA cores or split-TF32 tensor cores; split-tf32 asks for the tensor
 # cores; tf32 lets them round f32 grids' operands). Unknown values stop
 # the configure with a message.
+# DISTRIBUTED: stencilc --distributed, which adds run_distributed (one rank
+# per GPU over MPI); the caller finds MPI first (find_package(MPI REQUIRED
+# COMPONENTS CXX)) and <target> links MPI::MPI_CXX, and NCCL (Stencilc::nccl,
+# found by stencilc_find_nccl) where it is found.
 # OPTIONS go to stencilc verbatim (e.g. --fuse=4, --type=f64); give them last.
 #
 # The compiler run is Stencilc::stencilc: the imported one after
@@ -40,10 +44,34 @@ cmake_policy(VERSION 3.20)
 set(STENCILC_EXECUTABLE "" CACHE FILEPATH
   "stencilc run at build time by stencilc_add_library (empty: the Stencilc::stencilc target)")
 
+# NCCL, for run_distributed's default transport: its header and library,
+# from the CUDA toolkit, NCCL_ROOT / NCCL_HOME, or the nvidia-nccl-cu13
+# wheel's folder. Defines the imported target Stencilc::nccl where both are
+# found; without it run_distributed moves halos through MPI.
+function(stencilc_find_nccl)
+  if(TARGET Stencilc::nccl)
+    return()
+  endif()
+  set(hints ${NCCL_ROOT} $ENV{NCCL_ROOT} $ENV{NCCL_HOME}
+            ${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES}/.. /usr/local/cuda)
+  find_path(STENCILC_NCCL_INCLUDE_DIR nccl.h HINTS ${hints}
+    PATH_SUFFIXES include)
+  find_library(STENCILC_NCCL_LIBRARY NAMES nccl libnccl.so.2 HINTS ${hints}
+    PATH_SUFFIXES lib lib64)
+  if(STENCILC_NCCL_INCLUDE_DIR AND STENCILC_NCCL_LIBRARY)
+    add_library(Stencilc::nccl UNKNOWN IMPORTED GLOBAL)
+    set_target_properties(Stencilc::nccl PROPERTIES
+      IMPORTED_LOCATION "${STENCILC_NCCL_LIBRARY}"
+      INTERFACE_INCLUDE_DIRECTORIES "${STENCILC_NCCL_INCLUDE_DIR}"
+      INTERFACE_COMPILE_DEFINITIONS STENCILC_WITH_NCCL)
+  endif()
+endfunction()
+
 function(stencilc_add_library target)
   set(keywords SOURCES ARCH OPTIONS)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "TARGET;PRECISION" "${keywords}")
-  list(APPEND keywords TARGET PRECISION)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "DISTRIBUTED" "TARGET;PRECISION"
+    "${keywords}")
+  list(APPEND keywords TARGET PRECISION DISTRIBUTED)
   # An unknown keyword after a list keyword lands in that list, and after
   # TARGET's value among the unparsed arguments: find it by its shape (an
   # upper-case word), warn, and drop it with its values.
@@ -125,6 +153,16 @@ function(stencilc_add_library target)
       "find_package(Stencilc) or set STENCILC_EXECUTABLE")
   endif()
 
+  # DISTRIBUTED: run_distributed too, built against MPI (the caller's
+  # find_package(MPI)) and NCCL where it is found.
+  if(ARG_DISTRIBUTED)
+    if(NOT TARGET MPI::MPI_CXX)
+      message(FATAL_ERROR "stencilc_add_library(${target}): DISTRIBUTED "
+        "needs MPI; call find_package(MPI REQUIRED COMPONENTS CXX) first")
+    endif()
+    list(APPEND target_flag --distributed)
+  endif()
+
   set(outdir "${CMAKE_CURRENT_BINARY_DIR}/${target}.stencilc")
   file(MAKE_DIRECTORY "${outdir}")
   set(generated)
@@ -159,6 +197,13 @@ function(stencilc_add_library target)
   target_include_directories(${target} SYSTEM PUBLIC
     ${CMAKE_CUDA_TOOLKIT_INCLUDE_DIRECTORIES})
   target_link_libraries(${target} PUBLIC Stencilc::runtime)
+  if(ARG_DISTRIBUTED)
+    target_link_libraries(${target} PUBLIC MPI::MPI_CXX)
+    stencilc_find_nccl()
+    if(TARGET Stencilc::nccl)
+      target_link_libraries(${target} PRIVATE Stencilc::nccl)
+    endif()
+  endif()
 endfunction()
 
 cmake_policy(POP)

@@ -74,6 +74,13 @@ cl::opt<bool> emitMain(
     cl::desc("Add a standalone main(): random input, --check against a "
              "float64 CPU reference, and a GStencils/s report"));
 
+cl::opt<bool> distributedOpt(
+    "distributed", cl::cat(codegenCat),
+    cl::desc("Also generate run_distributed: the stencil over the ranks of "
+             "MPI, one GPU each, with halos through NCCL or MPI (needs MPI "
+             "to build; CUDA cores only). With --emit-main, a driver for "
+             "mpirun"));
+
 cl::opt<bool> depfileOpt(
     "MD", cl::cat(outputCat),
     cl::desc("Also write a Make/Ninja depfile: the outputs depend on the "
@@ -365,6 +372,8 @@ struct StrategyRequest {
   /// --tile's extents and --threads: the CUDA-core kernel's shape.
   std::optional<std::vector<int>> tile;
   std::optional<int> threads;
+  /// --distributed: CUDA cores only.
+  bool distributed = false;
 };
 
 /// Times `candidates` of `s` on the GPU (--tune), with progress on
@@ -515,14 +524,18 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     // The shape is the CUDA-core kernel's; the model only picks its depth.
     mo.target = Target::CudaCore;
   }
+  // run_distributed runs the CUDA-core kernel alone.
+  if (req.distributed)
+    mo.target = Target::CudaCore;
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
   if (mo.target == Target::CudaCore && s.elemType == ElemType::F32 &&
       mo.precision == Precision::SplitTF32) {
-    std::string what = req.target ? "--target=cuda-core"
-                       : req.tile ? "--tile"
-                                  : "--threads";
+    std::string what = req.target    ? "--target=cuda-core"
+                       : req.tile    ? "--tile"
+                       : req.threads ? "--threads"
+                                     : "--distributed";
     diags.error(s.loc, what + " runs stencil '" + s.name +
                            "' on CUDA cores, but precision split-tf32 asks "
                            "for split-TF32 tensor cores; use "
@@ -776,6 +789,17 @@ int compile(DiagnosticEngine &diags) {
                 " shapes the generated CUDA kernel; use it without --emit");
     return 1;
   }
+  if (distributedOpt && emitKind != EmitKind::Cuda) {
+    diags.error("--distributed generates CUDA; use it without --emit");
+    return 1;
+  }
+  if (distributedOpt && target && *target != Target::CudaCore) {
+    diags.error("--distributed runs the CUDA-core kernel on each rank; "
+                "--target=" +
+                targetOpt +
+                " is not distributed (use --target=cuda-core or auto)");
+    return 1;
+  }
   if (tuneOpt && emitKind != EmitKind::Cuda) {
     diags.error("--tune chooses how CUDA is generated; use it without "
                 "--emit");
@@ -830,8 +854,8 @@ int compile(DiagnosticEngine &diags) {
                  pipeline;
   }
 
-  StrategyRequest request{target, layout, morph, fuse, precision, tile,
-                          threads};
+  StrategyRequest request{target,    layout, morph,   fuse,
+                          precision, tile,   threads, distributedOpt};
 
   unsigned buffer = loadSourceFile(inputFile, diags);
   if (!buffer)
@@ -881,6 +905,7 @@ int compile(DiagnosticEngine &diags) {
       CudaOptions opts;
       opts.arch = *arch;
       opts.emitMain = emitMain;
+      opts.distributed = distributedOpt;
       std::string explanation;
       llvm::raw_string_ostream explainStream(explanation);
       std::vector<std::pair<std::string, std::string>> svgs;

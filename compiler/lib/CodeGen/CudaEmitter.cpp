@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "stencilc/CodeGen/CudaEmitter.h"
+#include "stencilc/CodeGen/DistributedEmitter.h"
 #include "stencilc/CodeGen/EmbeddedRuntime.h"
 #include "stencilc/CodeGen/Emitter.h"
 #include "stencilc/CodeGen/TensorCoreEmitter.h"
@@ -103,7 +104,7 @@ public:
       : s(s), plan(plan), tcPlan(tcPlan), opts(opts), out(out), D(s.dims),
         elem(cppElemType(s.elemType)),
         compFloat(computeType(s.elemType) == ElemType::F32),
-        comp(compFloat ? "float" : "double") {
+        comp(compFloat ? "float" : "double"), addr(s.dims, opts.distributed) {
     for (size_t g = 0; g < s.grids.size(); ++g)
       (s.grids[g].updated ? updated : readOnly).push_back(static_cast<int>(g));
     planWeights();
@@ -175,8 +176,17 @@ private:
   void emitKernel();
   /// The box kernel's launch on `blocks` blocks: the full kernel for passes
   /// of kFuse steps, the other for the last.
-  void emitBoxLaunch(const std::string &blocks);
+  void emitBoxLaunch(const std::string &blocks, const std::string &stream);
+  /// A pass's launch of the CUDA-core kernel (box or streaming).
+  void emitPassLaunch(const std::string &blocks, const std::string &stream);
+  /// `Args sc_args` filled for run(): the read-only grids' pointers (with
+  /// `readOnlyGrids`), extents, parameters and weights.
+  void emitArgsSetup(const std::function<std::string(int)> &extent,
+                     bool readOnlyGrids);
+  void emitKernelAttributes();
   void emitRun();
+  /// A read of read-only grid `grid` at global coordinates `coords`.
+  std::string roRead(const Grid &grid, const std::string &coords) const;
   /// Prints the nodes `ids` (in topological order) as `const T NAME =
   /// ...;`, naming node i by `nameOf(i)` and reads through `read`. T is
   /// Comp on the device, `hostType` on the host.
@@ -216,6 +226,8 @@ private:
   const std::string elem;
   const bool compFloat;
   const std::string comp;
+  /// Global indices: the whole grid, or a distributed view.
+  const GridAddress addr;
   std::vector<int> updated, readOnly;
   std::optional<double> nonFinite;
   /// The weights of the linear updates (docs/language.md §6.4), per update
@@ -276,6 +288,8 @@ void StencilEmitter::emitHeaderDecls() {
   out.line("                const Params &params = Params(), cudaStream_t "
            "stream = 0,");
   out.line("                const Scratch &scratch = Scratch());");
+  if (opts.distributed)
+    DistributedEmitter(s, plan, elem, out).emitDeclaration();
 }
 
 void StencilEmitter::emitConstants() {
@@ -370,6 +384,9 @@ void StencilEmitter::emitArgs() {
     out.line("Comp w[{}]; // weights the host rounds (docs/language.md "
              "§6.4)",
              runtimeWeights);
+  if (opts.distributed)
+    out.line("stencilc::dist::View v; // the buffers and the tiles of the "
+             "launch (distributed.cuh)");
   if (tcPlan)
     out.line("long long {}; // tiles the tensor cores compute whole",
              axes([](int a) {
@@ -396,7 +413,20 @@ void StencilEmitter::emitGlobalReads() {
              linear([](int a) { return "q" + std::to_string(a); },
                     [](int a) { return "n" + std::to_string(a); }));
   }
+  for (int g : addr.distributed() ? readOnly : std::vector<int>())
+    DistributedEmitter(s, plan, elem, out).emitViewRead(s.grids[g], [&] {
+      emitDirichletReturns(s.grids[g], "n", "R");
+    });
   out.blank();
+}
+
+std::string StencilEmitter::roRead(const Grid &grid,
+                                   const std::string &coords) const {
+  if (addr.distributed())
+    return "vread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " + coords +
+           ", a)";
+  return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " + coords +
+         ", " + axes([](int a) { return "a.n" + std::to_string(a); }) + ")";
 }
 
 /// A read at q outside a dirichlet axis's extent `n<axis>` returns that
@@ -651,9 +681,9 @@ void StencilEmitter::emitComputeStep() {
              ", " +
              axes([&](int a) { return plus("g" + std::to_string(a), n.offset[a]); }) +
              ", a)";
-    return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " +
-           axes([&](int a) { return plus("g" + std::to_string(a), n.offset[a]); }) +
-           ", " + axes([](int a) { return "a.n" + std::to_string(a); }) + ")";
+    return roRead(grid, axes([&](int a) {
+                    return plus("g" + std::to_string(a), n.offset[a]);
+                  }));
   });
   for (const Update &u : s.updates) {
     std::string g = name(u.grid);
@@ -705,13 +735,11 @@ void StencilEmitter::emitComputeStrip() {
         [](int a) { return "kB" + std::to_string(a); });
   };
   auto roRead = [&](const Node &n, int v, int j) {
-    const Grid &grid = s.grids[n.index];
-    return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " +
-           axes([&](int a) {
-             return plus("g" + std::to_string(a),
-                         n.offset[a] + (a == 0 ? v : 0) + (a == L ? j : 0));
-           }) +
-           ", " + axes([](int a) { return "a.n" + std::to_string(a); }) + ")";
+    return this->roRead(s.grids[n.index], axes([&](int a) {
+                          return plus("g" + std::to_string(a),
+                                      n.offset[a] + (a == 0 ? v : 0) +
+                                          (a == L ? j : 0));
+                        }));
   };
   // Columns: for each updated grid and offset along axes 1.. (the last
   // counted from the strip's first column), the rows read, relative to the
@@ -946,6 +974,8 @@ void StencilEmitter::emitComputeStrip() {
 }
 
 void StencilEmitter::emitTileOrigins() {
+  if (addr.distributed())
+    return DistributedEmitter(s, plan, elem, out).emitTileOrigins();
   out.line("long long sc_rest = blockIdx.x;");
   for (int a = D - 1; a >= 1; --a) {
     out.line("const long long sc_tiles{0} = (a.n{0} + kT{0} - 1) / kT{0};", a);
@@ -1191,6 +1221,8 @@ void StencilEmitter::emitBoxLoad() {
              "// per row of the box",
              L);
     std::string aligned = "a.n" + std::to_string(L) + " % kVec == 0";
+    if (addr.distributed())
+      aligned += " && a.v.grain % kVec == 0";
     for (int g : updated)
       aligned += fmt::format(" && stencilc::rt::chunkAligned(a.in_{0}) && "
                              "stencilc::rt::chunkAligned(a.out_{0})",
@@ -1199,23 +1231,24 @@ void StencilEmitter::emitBoxLoad() {
   }
   // Declares `q`, the global coordinate along axis a of grid `grid` at
   // box coordinate `l`.
+  auto periodic = [](const Grid &grid, int a) {
+    return grid.boundary[a].kind == BoundaryKind::Periodic;
+  };
   auto coord = [&](const Grid &grid, int a, const std::string &q,
                    const std::string &l) {
-    if (grid.boundary[a].kind == BoundaryKind::Periodic)
-      out.line("const long long {0} = stencilc::rt::wrap(o{1} + {2}, a.n{1});",
-               q, a, l);
-    else
-      out.line("const long long {} = o{} + {};", q, a, l);
+    out.line(
+        "const long long {} = {};", q,
+        addr.coord(a, periodic(grid, a), "o" + std::to_string(a) + " + " + l));
   };
-  auto inDomain = [&](int from, int to) {
+  auto inDomain = [&](const Grid &grid, int from, int to) {
     std::string r;
     for (int a = from; a < to; ++a)
-      r += fmt::format("{0}q{1} >= 0 && q{1} < a.n{1}", r.empty() ? "" : " && ",
-                       a);
+      r += (r.empty() ? "" : " && ") +
+           addr.holds(a, periodic(grid, a), "q" + std::to_string(a));
     return r;
   };
   auto gidx = linear([](int a) { return "q" + std::to_string(a); },
-                     [](int a) { return "a.n" + std::to_string(a); });
+                     [&](int a) { return addr.extent(a); });
   auto zero = std::string("stencilc::rt::Convert<Elem>::from(0.0f)");
   // The element loop of the box, one element per work item.
   auto elementLoop = [&]() {
@@ -1230,7 +1263,7 @@ void StencilEmitter::emitBoxLoad() {
       auto blk = out.scope("");
       for (int a = 0; a < D; ++a)
         coord(grid, a, "q" + std::to_string(a), "l" + std::to_string(a));
-      out.line("const bool in = {};", inDomain(0, D));
+      out.line("const bool in = {};", inDomain(grid, 0, D));
       out.line("s_{}[i] = in ? a.in_{}[{}] : {};", grid.name, grid.name, gidx,
                zero);
     }
@@ -1268,14 +1301,18 @@ void StencilEmitter::emitBoxLoad() {
         out.line("const int l{0} = r % kB{0};\nr /= kB{0};", a);
       out.line("const int l0 = r;");
     };
-    std::string rows = inDomain(0, L);
-    std::string whole = (rows.empty() ? "" : rows + " && ") +
-                        fmt::format("q{0} >= 0 && q{0} + kVec <= a.n{0}", L);
+    // Whether chunk i lies wholly in grid g's rows and columns.
+    auto whole = [&](const Grid &grid) {
+      std::string rows = inDomain(grid, 0, L);
+      return (rows.empty() ? "" : rows + " && ") +
+             addr.holds(L, periodic(grid, L), "q" + std::to_string(L), "kVec");
+    };
     // Declares grid g's global coordinates q<a> of chunk i.
     auto gridCoords = [&](const Grid &grid) {
       for (int a = 0; a < L; ++a)
         coord(grid, a, "q" + std::to_string(a), "l" + std::to_string(a));
-      out.line("const long long q{0} = o{0} + {1};", L, l);
+      out.line("const long long q{} = {};", L,
+               addr.shifted(L, "o" + std::to_string(L) + " + " + l));
     };
     // Opens the loop over the batch's chunks k, each chunk i's box
     // coordinates declared; `last` ends it at the box's last chunk.
@@ -1296,7 +1333,7 @@ void StencilEmitter::emitBoxLoad() {
         gridCoords(grid);
         out.line("if (i < kBoxChunks && {})\n  v_{}[k] = "
                  "stencilc::rt::loadChunk(&a.in_{}[{}]);",
-                 whole, grid.name, grid.name, gidx);
+                 whole(grid), grid.name, grid.name, gidx);
       }
     }
     std::string inBox = fmt::format("{0} + e >= 0 && {0} + e < kB{1}", l, L);
@@ -1309,7 +1346,7 @@ void StencilEmitter::emitBoxLoad() {
       auto blk = out.scope("");
       gridCoords(grid);
       {
-        auto fast = out.scope("if (" + whole + ")");
+        auto fast = out.scope("if (" + whole(grid) + ")");
         out.line("#pragma unroll");
         out.line("for (int e = 0; e < kVec; ++e)");
         out.line("  if ({})\n    s_{}[{}] = v_{}[k].v[e];", inBox, grid.name,
@@ -1321,13 +1358,14 @@ void StencilEmitter::emitBoxLoad() {
       auto each = out.scope("for (int e = 0; e < kVec; ++e)");
       auto inside = out.scope("if (" + inBox + ")");
       coord(grid, L, "qe", l + " + e");
+      std::string rows = inDomain(grid, 0, L);
       std::string ein = (rows.empty() ? "" : rows + " && ") +
-                        "qe >= 0 && qe < a.n" + std::to_string(L);
+                        addr.holds(L, periodic(grid, L), "qe");
       std::string eidx = linear(
           [&](int a) {
             return a == L ? std::string("qe") : "q" + std::to_string(a);
           },
-          [](int a) { return "a.n" + std::to_string(a); });
+          [&](int a) { return addr.extent(a); });
       out.line("s_{0}[{1}] = {2} ? a.in_{0}[{3}] : {4};", grid.name, sidx, ein,
                eidx, zero);
     }
@@ -1358,16 +1396,18 @@ void StencilEmitter::emitTileStore() {
                std::string i = std::to_string(a);
                return "g" + i + " = o" + i + " + l" + i;
              }));
-    auto inside = out.scope("if (" + axes([](int a) {
-                              std::string i = std::to_string(a);
-                              return "g" + i + " < a.n" + i;
-                            }, " && ") + ")");
+    auto inside = out.scope(
+        "if (" +
+        axes([&](int a) { return addr.stores(a, "g" + std::to_string(a)); },
+             " && ") +
+        ")");
     out.line("const int sc_idx = {};",
              linear([](int a) { return "l" + std::to_string(a); },
                     [](int a) { return "kB" + std::to_string(a); }));
-    out.line("const long long sc_gidx = {};",
-             linear([](int a) { return "g" + std::to_string(a); },
-                    [](int a) { return "a.n" + std::to_string(a); }));
+    out.line(
+        "const long long sc_gidx = {};",
+        linear([&](int a) { return addr.shifted(a, "g" + std::to_string(a)); },
+               [&](int a) { return addr.extent(a); }));
     for (int g : updated) {
       if (w == 1) {
         out.line("a.out_{0}[sc_gidx] = s_{0}[sc_res * kBufStride + sc_idx];",
@@ -1572,8 +1612,8 @@ void StencilEmitter::emitStreamLevel(int k) {
     for (int m = 0; m < V; ++m) {
       if (m)
         out.line("sc_o += sc_stride;");
-      out.line("if ({0} >= kH0 && {0} < sc_outHi)\n  *sc_o = sc_e{1};",
-               plus("sc_rel", m), m);
+      out.line("if ({0} >= {2} && {0} < sc_outHi)\n  *sc_o = sc_e{1};",
+               plus("sc_rel", m), m, addr.distributed() ? "sc_outLo" : "kH0");
     }
   }
   if (k < plan.fuse) {
@@ -1622,19 +1662,17 @@ void StencilEmitter::emitStreamKernel() {
   std::string slabIn, slabEdge, mine, depth;
   for (int a = 1; a < D; ++a) {
     std::string i = std::to_string(a);
+    const bool periodic = grid.boundary[a].kind == BoundaryKind::Periodic;
     out.line("const long long g{0} = o{0} + l{0};", a);
-    if (grid.boundary[a].kind == BoundaryKind::Periodic)
-      out.line("const long long q{0} = stencilc::rt::wrap(g{0}, a.n{0});", a);
-    else
-      out.line("const long long q{0} = g{0};", a);
-    slabIn += std::string(a > 1 ? " && " : "") + "q" + i + " >= 0 && q" + i +
-              " < a.n" + i;
+    out.line("const long long q{} = {};", a, addr.coord(a, periodic, "g" + i));
+    slabIn +=
+        std::string(a > 1 ? " && " : "") + addr.holds(a, periodic, "q" + i);
     if (!ghosted(a))
       slabEdge += std::string(slabEdge.empty() ? "" : " || ") + "g" + i +
                   " < kE" + i + " || g" + i + " >= a.n" + i + " - kE" + i;
     mine += std::string(a > 1 ? " && " : "") + "l" + i + " >= kH" + i +
-            " && l" + i + " < kH" + i + " + kT" + i + " && g" + i + " < a.n" +
-            i;
+            " && l" + i + " < kH" + i + " + kT" + i + " && " +
+            addr.stores(a, "g" + i);
     if (plan.radius[a] > 0) {
       std::string term = "min(l" + i + ", kB" + i + " - 1 - l" + i +
                          ") / kR" + i;
@@ -1667,9 +1705,13 @@ void StencilEmitter::emitStreamKernel() {
            "box.");
   out.line("const int sc_depth = {};", depth.empty() ? "kFuse" : depth);
   out.line("const long long sc_stride = {};",
-           D == 2 ? std::string("a.n1") : std::string("a.n1 * a.n2"));
-  std::string colIdx = D == 2 ? "q1" : "q1 * a.n2 + q2";
-  std::string outIdx = D == 2 ? "g1" : "g1 * a.n2 + g2";
+           D == 2 ? addr.extent(1) : addr.extent(1) + " * " + addr.extent(2));
+  std::string colIdx = D == 2 ? "q1" : "q1 * " + addr.extent(2) + " + q2";
+  std::string g1 = addr.shifted(1, "g1");
+  std::string outIdx = D == 2 ? g1
+                              : (addr.distributed() ? "(" + g1 + ")" : g1) +
+                                    " * " + addr.extent(2) + " + " +
+                                    addr.shifted(2, "g2");
   out.line("const bool sc_slabIn = {};", slabIn);
   out.line("const Elem *const sc_inCol = a.in_{} + (sc_slabIn ? {} : 0);",
            grid.name, colIdx);
@@ -1682,12 +1724,22 @@ void StencilEmitter::emitStreamKernel() {
   out.line("auto sc_window = [](long long v) {{\n"
            "  return static_cast<int>(v < -1 ? -1 : v > kWindow ? kWindow : "
            "v);\n}};");
-  out.line("const int sc_inLo = sc_window(-sc_first), sc_inHi = "
-           "sc_window(a.n0 - sc_first);");
+  const bool periodic0 = grid.boundary[0].kind == BoundaryKind::Periodic;
+  // Window row of global row r.
+  auto fromFirst = [](const std::string &r) {
+    return r == "0" ? std::string("-sc_first") : r + " - sc_first";
+  };
+  out.line("const int sc_inLo = sc_window({}), sc_inHi = sc_window({});",
+           fromFirst(addr.rowLo(periodic0)), fromFirst(addr.rowHi(periodic0)));
   out.line("const int sc_edgeLo = sc_window(kE0 - sc_first), sc_edgeHi = "
            "sc_window(a.n0 - kE0 - sc_first);");
-  out.line("const int sc_outHi = sc_window(min(sc_s0 + kT0, a.n0) - "
-           "sc_first);");
+  out.line("const int sc_outHi = sc_window(min(sc_s0 + kT0, {}) - "
+           "sc_first);",
+           addr.storeHi());
+  // A distributed block starts its outputs at its own first row.
+  if (addr.distributed())
+    out.line("const int sc_outLo = sc_window(max(sc_s0, {}) - sc_first);",
+             addr.storeLo());
   out.line("// Loads window row `rel`: periodic axes wrap, points outside the "
            "domain along");
   out.line("// other axes read 0 and are never used as values.");
@@ -1695,14 +1747,20 @@ void StencilEmitter::emitStreamKernel() {
     auto fn = out.scope("auto sc_load = [&](int rel) -> Elem", "};");
     if (!ghosts.empty())
       out.line("if (sc_ghost)\n  return sc_ghostValue;");
-    if (grid.boundary[0].kind == BoundaryKind::Periodic)
+    if (periodic0 && addr.distributed())
+      out.line("const long long q0 = {};\nreturn sc_slabIn && q0 < a.v.m[0] "
+               "? sc_inCol[q0 * sc_stride] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);",
+               addr.coord(0, true, "sc_first + rel"));
+    else if (periodic0)
       out.line("return sc_slabIn ? sc_inCol[stencilc::rt::wrap(sc_first + "
                "rel, a.n0) * sc_stride] : "
                "stencilc::rt::Convert<Elem>::from(0.0f);");
     else
       out.line("return sc_slabIn && rel >= sc_inLo && rel < sc_inHi ? "
-               "sc_inCol[(sc_first + rel) * sc_stride] : "
-               "stencilc::rt::Convert<Elem>::from(0.0f);");
+               "sc_inCol[{} * sc_stride] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);",
+               addr.row("sc_first + rel"));
   }
   out.line("// Level k's last kV + 2 * kR0 rows of this thread's column, "
            "oldest first.");
@@ -1739,9 +1797,11 @@ void StencilEmitter::emitStreamKernel() {
   out.line("const bool sc_inner = {};", inner.empty() ? "true" : inner);
   out.line("auto sc_ceil = [](long long p) {{ return p >= 0 ? (p + kV - 1) / "
            "kV : -(-p / kV); }};");
-  out.line("const int sc_loadLo = sc_window(sc_ceil(-sc_first) - 1);");
-  out.line("const int sc_loadHi = sc_window(sc_ceil(a.n0 - sc_first + 1) - "
-           "2);");
+  out.line("const int sc_loadLo = sc_window(sc_ceil({}) - 1);",
+           fromFirst(addr.rowLo(periodic0)));
+  out.line("const int sc_loadHi = sc_window(sc_ceil({} - sc_first + 1) - "
+           "2);",
+           addr.rowHi(periodic0));
   out.line("const int sc_fastLo = sc_inner ? max(sc_loadLo, "
            "sc_window(sc_ceil(kE0 - sc_first + NT * kD))) : 0;");
   out.line("const int sc_fastHi = sc_inner ? min(sc_loadHi, "
@@ -1750,8 +1810,8 @@ void StencilEmitter::emitStreamKernel() {
            "of this");
   out.line("// iteration's first output row, stepped by kV rows an "
            "iteration.");
-  out.line("long long sc_ld = (sc_first + kV) * sc_stride;");
-  out.line("long long sc_st = (sc_first - NT * kD) * sc_stride;");
+  out.line("long long sc_ld = {} * sc_stride;", addr.row("sc_first + kV"));
+  out.line("long long sc_st = {} * sc_stride;", addr.row("sc_first - NT * kD"));
   out.line("const long long sc_step = kV * sc_stride;");
   out.line("// The next iteration's rows are in flight during this one.");
   out.line("Elem sc_next[kV];");
@@ -1800,17 +1860,61 @@ void StencilEmitter::emitStreamKernel() {
   out.blank();
 }
 
-void StencilEmitter::emitBoxLaunch(const std::string &blocks) {
+void StencilEmitter::emitBoxLaunch(const std::string &blocks,
+                                   const std::string &stream) {
   auto launch = [&](const char *full) {
     return "STENCILC_LAUNCH(" + s.name + "_kernel<" + full +
-           ">, static_cast<unsigned>(" + blocks +
-           "), kThreads, kSmemBytes, stream, sc_args);";
+           ">, static_cast<unsigned>(" + blocks + "), kThreads, kSmemBytes, " +
+           stream + ", sc_args);";
   };
   if (plan.fuse == 1)
     out.write(launch("true"));
   else
     out.write("if (sc_args.nt == kFuse)\n  " + launch("true") + "\nelse\n  " +
               launch("false"));
+}
+
+void StencilEmitter::emitPassLaunch(const std::string &blocks,
+                                    const std::string &stream) {
+  if (!plan.stream)
+    return emitBoxLaunch(blocks, stream);
+  auto sw = out.scope("switch (sc_args.nt)");
+  for (int nt = 1; nt <= plan.fuse; ++nt)
+    out.line("case {0}:\n  STENCILC_LAUNCH({1}_kernel<{0}>, "
+             "static_cast<unsigned>({2}), kThreads, kSmemBytes, "
+             "{3}, sc_args);\n  break;",
+             nt, s.name, blocks, stream);
+}
+
+void StencilEmitter::emitArgsSetup(
+    const std::function<std::string(int)> &extent, bool readOnlyGrids) {
+  out.line("Args sc_args{{}};");
+  for (int g : readOnlyGrids ? readOnly : std::vector<int>())
+    out.line("sc_args.ro_{} = sc_grid{};", name(g), g);
+  for (int a = 0; a < D; ++a)
+    out.line("sc_args.n{} = {};", a, extent(a));
+  for (const Param &p : s.params)
+    out.line("sc_args.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});",
+             p.name, cppElemType(p.type));
+  emitRuntimeWeights();
+}
+
+void StencilEmitter::emitKernelAttributes() {
+  std::vector<std::string> kernels;
+  if (plan.stream) {
+    for (int nt = 1; nt <= plan.fuse; ++nt)
+      kernels.push_back(s.name + "_kernel<" + std::to_string(nt) + ">");
+  } else {
+    // One step per pass launches the full kernel only.
+    kernels.push_back(s.name + "_kernel<true>");
+    if (plan.fuse > 1)
+      kernels.push_back(s.name + "_kernel<false>");
+  }
+  for (const std::string &k : kernels)
+    out.line("STENCILC_TRY(cudaFuncSetAttribute({}, "
+             "cudaFuncAttributeMaxDynamicSharedMemorySize, "
+             "static_cast<int>(kSmemBytes)));",
+             k);
 }
 
 void StencilEmitter::emitRun() {
@@ -1835,36 +1939,20 @@ void StencilEmitter::emitRun() {
            }, " * "));
   out.line("if (sc_tiles > 0x7fffffffLL)\n  return "
            "cudaErrorInvalidConfiguration;");
-  if (plan.stream) {
-    for (int nt = 1; nt <= plan.fuse; ++nt)
-      out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel<{}>, "
-               "cudaFuncAttributeMaxDynamicSharedMemorySize, "
-               "static_cast<int>(kSmemBytes)));",
-               s.name, nt);
-  } else {
-    // One step per pass launches the full kernel only.
-    for (const char *full : {"true", "false"})
-      if (plan.fuse > 1 || full == std::string("true"))
-        out.line("STENCILC_TRY(cudaFuncSetAttribute({}_kernel<{}>, "
-                 "cudaFuncAttributeMaxDynamicSharedMemorySize, "
-                 "static_cast<int>(kSmemBytes)));",
-                 s.name, full);
-  }
+  emitKernelAttributes();
   for (int g : updated) {
     out.line("stencilc::rt::ScratchBuffer<Elem> sc_next{}(scratch.{}, "
              "sc_points, stream);",
              g, name(g));
     out.line("STENCILC_TRY(sc_next{}.error());", g);
   }
-  out.line("Args sc_args{{}};");
-  for (int g : readOnly)
-    out.line("sc_args.ro_{} = {};", name(g), grid(g));
-  for (int a = 0; a < D; ++a)
-    out.line("sc_args.n{0} = n{0};", a);
-  for (const Param &p : s.params)
-    out.line("sc_args.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});",
-             p.name, cppElemType(p.type));
-  emitRuntimeWeights();
+  emitArgsSetup([](int a) { return "n" + std::to_string(a); }, true);
+  if (addr.distributed())
+    out.line("{{\n  const long long sc_n[] = {{{}}};\n  const int sc_tile[] "
+             "= {{{}}};\n  sc_args.v = stencilc::dist::wholeView({}, sc_n, "
+             "sc_tile);\n}}",
+             axes([](int a) { return "n" + std::to_string(a); }),
+             axes([](int a) { return "kT" + std::to_string(a); }), D);
   for (int g : updated)
     out.line("Elem *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g,
              grid(g));
@@ -1884,23 +1972,16 @@ void StencilEmitter::emitRun() {
     if (tc)
       tc->emitLaunch("sc_cur" + std::to_string(updated.front()),
                      "sc_nxt" + std::to_string(updated.front()));
-    if (plan.stream) {
-      auto sw = out.scope("switch (sc_args.nt)");
-      for (int nt = 1; nt <= plan.fuse; ++nt)
-        out.line("case {0}:\n  STENCILC_LAUNCH({1}_kernel<{0}>, "
-                 "static_cast<unsigned>(sc_tiles), kThreads, kSmemBytes, "
-                 "stream, sc_args);\n  break;",
-                 nt, s.name);
-    } else if (tc) {
+    if (tc) {
       out.line("const long long sc_blocks = sc_tiles - {};",
                axes([](int a) {
                  std::string i = std::to_string(a);
                  return "(sc_args.holeHi" + i + " - sc_args.holeLo" + i + ")";
                }, " * "));
       auto some = out.scope("if (sc_blocks > 0)");
-      emitBoxLaunch("sc_blocks");
+      emitBoxLaunch("sc_blocks", "stream");
     } else {
-      emitBoxLaunch("sc_tiles");
+      emitPassLaunch("sc_tiles", "stream");
     }
     out.line("STENCILC_TRY(cudaGetLastError());");
     for (int g : updated)
@@ -1968,6 +2049,16 @@ void StencilEmitter::emitSource() {
   }
   out.blank();
   emitRun();
+  if (!opts.distributed)
+    return;
+  out.blank();
+  DistributedEmitter(s, plan, elem, out)
+      .emitDefinition(
+          {[&](const auto &extent) { emitArgsSetup(extent, false); },
+           [&] { emitKernelAttributes(); },
+           [&](const std::string &blocks, const std::string &st) {
+             emitPassLaunch(blocks, st);
+           }});
 }
 
 void StencilEmitter::emitDriverProblem() {
@@ -2007,6 +2098,8 @@ void StencilEmitter::emitDriverProblem() {
     out.line("return {}::run({}, steps, Params(), stream, sc);", s.name,
              args);
   }
+  if (opts.distributed)
+    DistributedEmitter(s, plan, elem, out).emitDriverEntry();
   out.blank();
   out.line("/// One float64 time step of every updated grid, on the host.");
   {
@@ -2348,6 +2441,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   if (f16)
     h.line("#include <cuda_fp16.h>");
   h.blank();
+  if (opts.distributed)
+    embedDistributedHeader(h);
   for (size_t i = 0; i < module.stencils.size(); ++i) {
     StencilEmitter e(module.stencils[i], plans[i], tcPlans[i], opts, h);
     e.emitHeaderDecls();
@@ -2368,10 +2463,14 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   c.write(embeddedWeightsHeader());
   c.line("// ---- embedded runtime/include/stencilc/runtime.cuh ----");
   c.write(embeddedRuntimeHeader());
+  if (opts.distributed)
+    embedDistributedRuntime(c, /*driver=*/false);
   if (opts.emitMain) {
     c.line("// ---- embedded runtime/include/stencilc/driver.cuh ----");
     c.write(embeddedDriverHeader());
   }
+  if (opts.emitMain && opts.distributed)
+    embedDistributedRuntime(c, /*driver=*/true);
   c.line("// ---- end of the embedded runtime ----");
   c.line("#include <algorithm>\n#include <utility>\n#include <vector>");
   c.blank();
@@ -2432,8 +2531,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
     std::string names;
     for (const Stencil &s : module.stencils) {
       c.line("if (!which || std::strcmp(which, \"{0}\") == 0)\n  return "
-             "stencilc::rt::driverMain<{0}::driver::Problem>(argc, argv);",
-             s.name);
+             "stencilc::{1}::driverMain<{0}::driver::Problem>(argc, argv);",
+             s.name, opts.distributed ? "dist" : "rt");
       names += (names.empty() ? "" : " ") + s.name;
     }
     c.line("std::fprintf(stderr, \"error: unknown --stencil '%s'; this "

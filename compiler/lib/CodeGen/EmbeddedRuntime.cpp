@@ -2,21 +2,41 @@
 
 #include "stencilc/CodeGen/EmbeddedRuntime.h"
 
-extern const char stencilc_embedded_weights[];
-extern const unsigned long stencilc_embedded_weights_size;
-extern const char stencilc_embedded_runtime[];
-extern const unsigned long stencilc_embedded_runtime_size;
-extern const char stencilc_embedded_driver[];
-extern const unsigned long stencilc_embedded_driver_size;
+// tools/binary2cpp's arrays, named after each file (compiler/CMakeLists.txt).
+#define STENCILC_EMBEDDED(id)                                                  \
+  extern const char stencilc_embedded_##id[];                                  \
+  extern const unsigned long stencilc_embedded_##id##_size;
+STENCILC_EMBEDDED(weights_h)
+STENCILC_EMBEDDED(runtime_cuh)
+STENCILC_EMBEDDED(driver_cuh)
+STENCILC_EMBEDDED(distributed_h)
+STENCILC_EMBEDDED(distributed_cuh)
+STENCILC_EMBEDDED(distributed_driver_cuh)
+#undef STENCILC_EMBEDDED
 
 std::string_view stencilc::embeddedWeightsHeader() {
-  return {stencilc_embedded_weights, stencilc_embedded_weights_size};
+  return {stencilc_embedded_weights_h, stencilc_embedded_weights_h_size};
 }
 
 std::string_view stencilc::embeddedRuntimeHeader() {
-  return {stencilc_embedded_runtime, stencilc_embedded_runtime_size};
+  return {stencilc_embedded_runtime_cuh, stencilc_embedded_runtime_cuh_size};
 }
 
 std::string_view stencilc::embeddedDriverHeader() {
-  return {stencilc_embedded_driver, stencilc_embedded_driver_size};
+  return {stencilc_embedded_driver_cuh, stencilc_embedded_driver_cuh_size};
+}
+
+std::string_view stencilc::embeddedDistributedHeader() {
+  return {stencilc_embedded_distributed_h,
+          stencilc_embedded_distributed_h_size};
+}
+
+std::string_view stencilc::embeddedDistributedRuntime() {
+  return {stencilc_embedded_distributed_cuh,
+          stencilc_embedded_distributed_cuh_size};
+}
+
+std::string_view stencilc::embeddedDistributedDriver() {
+  return {stencilc_embedded_distributed_driver_cuh,
+          stencilc_embedded_distributed_driver_cuh_size};
 }

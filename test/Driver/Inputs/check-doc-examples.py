@@ -15,6 +15,10 @@
     scratch directory where the page's ```st blocks preceded by
     "<!-- file: NAME -->" were written; each must exit 0.
 
+  check-doc-examples.py files <page.md> <dir>
+    Writes every block of the page preceded by "<!-- file: NAME -->" to
+    <dir>/NAME (directories made), for tests that build them.
+
   check-doc-examples.py outputs <page.md> <stencilc> <repo> [--update]
     (With --update it rewrites the page's outputs with what the commands
     print now, after a deliberate change, instead of checking.)
@@ -109,6 +113,25 @@ def check_errors(page, stencilc, heat):
           (f", {skipped} skipped (stencil-probe is not built)" if skipped else ""))
 
 
+def write_file(d, name, code):
+    path = os.path.join(d, name)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(code + "\n")
+
+
+def extract_files(page, outdir):
+    """Writes each block preceded by "<!-- file: NAME -->" to outdir/NAME."""
+    count = 0
+    for kind, code, before in blocks(open(page, encoding="utf-8").read()):
+        m = re.match(r"<!-- file: (\S+) -->", before)
+        if m:
+            write_file(outdir, m.group(1), code)
+            print(f"wrote {m.group(1)}")
+            count += 1
+    print(f"{count} files written")
+
+
 def check_commands(page, stencilc, repo):
     text = open(page, encoding="utf-8").read()
     env = tool_env(stencilc)
@@ -117,8 +140,7 @@ def check_commands(page, stencilc, repo):
         for kind, code, before in blocks(text):
             m = re.match(r"<!-- file: (\S+) -->", before)
             if m:
-                with open(os.path.join(d, m.group(1)), "w", encoding="utf-8") as f:
-                    f.write(code + "\n")
+                write_file(d, m.group(1), code)
             if kind == "sh" and before.strip() == "<!-- run -->":
                 for line in code.splitlines():
                     if not line.startswith("$ "):
@@ -198,6 +220,9 @@ def check_outputs(page, stencilc, repo, update=False):
 
 if __name__ == "__main__":
     modes = {"errors": check_errors, "commands": check_commands, "outputs": check_outputs}
+    if len(sys.argv) == 4 and sys.argv[1] == "files":
+        extract_files(*sys.argv[2:])
+        sys.exit(0)
     if len(sys.argv) == 6 and sys.argv[1] == "outputs" and sys.argv[5] == "--update":
         check_outputs(*sys.argv[2:5], update=True)
         sys.exit(0)

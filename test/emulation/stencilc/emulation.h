@@ -180,11 +180,31 @@ inline cudaError_t cudaStreamCreate(cudaStream_t *s) {
   *s = nullptr;
   return cudaSuccess;
 }
+inline cudaError_t cudaStreamCreateWithFlags(cudaStream_t *s, unsigned) {
+  *s = nullptr;
+  return cudaSuccess;
+}
 inline cudaError_t cudaStreamDestroy(cudaStream_t) { return cudaSuccess; }
+// One CPU thread runs every stream in order: waiting is a no-op.
+inline cudaError_t cudaStreamWaitEvent(cudaStream_t, cudaEvent_t, unsigned) {
+  return cudaSuccess;
+}
+inline cudaError_t cudaMallocHost(void **p, size_t n) {
+  return cudaMalloc(p, n);
+}
+inline cudaError_t cudaFreeHost(void *p) { return cudaFree(p); }
+inline cudaError_t cudaGetDeviceCount(int *n) {
+  *n = 1;
+  return cudaSuccess;
+}
+inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
   *e = new CUevent_st;
   return cudaSuccess;
+}
+inline cudaError_t cudaEventCreateWithFlags(cudaEvent_t *e, unsigned) {
+  return cudaEventCreate(e);
 }
 inline cudaError_t cudaEventRecord(cudaEvent_t e, cudaStream_t) {
   e->at = std::chrono::steady_clock::now();

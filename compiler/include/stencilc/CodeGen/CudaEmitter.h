@@ -29,6 +29,10 @@ struct CudaOptions {
   /// Overrides the source's hint when set; 0 asks for the automatic depth.
   std::optional<int> fuse;
   bool emitMain = false;
+  /// Also emit run_distributed (and, with emitMain, a driver for mpirun):
+  /// the kernels then address their grids through a view
+  /// (DistributedEmitter.h).
+  bool distributed = false;
   /// Lines printed as comments above each stencil's code, by stencil
   /// name: the driver's record of how the strategy was chosen and under
   /// which precision policy.

@@ -1,6 +1,7 @@
 //===- EmbeddedRuntime.h - The runtime headers carried by stencilc -*- C++ -*-===//
 //
-// runtime/include/stencilc/{weights.h,runtime.cuh,driver.cuh}, embedded at build time, so
+// runtime/include/stencilc/{weights.h,runtime.cuh,driver.cuh} (and the
+// distributed runtime's files), embedded at build time, so
 // that every generated .cu is self-contained: `nvcc -c out.cu` needs no
 // include path.
 //
@@ -19,6 +20,11 @@ std::string_view embeddedWeightsHeader();
 std::string_view embeddedRuntimeHeader();
 /// The text of runtime/include/stencilc/driver.cuh (the --emit-main driver).
 std::string_view embeddedDriverHeader();
+/// runtime/include/stencilc/distributed.h, distributed.cuh and
+/// distributed_driver.cuh (stencilc --distributed).
+std::string_view embeddedDistributedHeader();
+std::string_view embeddedDistributedRuntime();
+std::string_view embeddedDistributedDriver();
 
 } // namespace stencilc
 
