@@ -303,15 +303,16 @@ TEST(SemaBoundary, PerAxisListsAndBroadcast) {
   const Stencil &s = c.stencil();
   const std::vector<AxisBoundary> &u = s.grids[0].boundary;
   ASSERT_EQ(u.size(), 3u);
-  EXPECT_EQ(u[0].kind, BoundaryKind::Periodic);
-  EXPECT_EQ(u[1].kind, BoundaryKind::Dirichlet);
-  EXPECT_EQ(u[1].value, -1.0 / 4);
-  EXPECT_EQ(u[2].kind, BoundaryKind::Fixed);
+  EXPECT_EQ(u[0].side[0].kind, BoundaryKind::Periodic);
+  EXPECT_EQ(u[1].side[0].kind, BoundaryKind::Dirichlet);
+  EXPECT_EQ(u[1].side[1].value, -1.0 / 4);
+  EXPECT_EQ(u[2].side[1].kind, BoundaryKind::Fixed);
   const std::vector<AxisBoundary> &v = s.grids[1].boundary;
   ASSERT_EQ(v.size(), 3u);
   for (const AxisBoundary &b : v) {
-    EXPECT_EQ(b.kind, BoundaryKind::Dirichlet);
-    EXPECT_EQ(b.value, 2 * 3 - 0.5);
+    EXPECT_TRUE(b.uniform());
+    EXPECT_EQ(b.side[0].kind, BoundaryKind::Dirichlet);
+    EXPECT_EQ(b.side[0].value, 2 * 3 - 0.5);
   }
   // The fixed band follows the update's reach along each side.
   const Update &up = s.updates[0];
@@ -327,8 +328,8 @@ TEST(SemaBoundary, OneDeclarationForSeveralGrids) {
   ASSERT_TRUE(c.module) << c.diagText;
   for (const Grid &g : c.stencil().grids) {
     EXPECT_TRUE(g.hasBoundary);
-    EXPECT_EQ(g.boundary[0].kind, BoundaryKind::Clamp);
-    EXPECT_EQ(g.boundary[1].kind, BoundaryKind::Periodic);
+    EXPECT_EQ(g.boundary[0].side[0].kind, BoundaryKind::Clamp);
+    EXPECT_EQ(g.boundary[1].side[1].kind, BoundaryKind::Periodic);
   }
 }
 
