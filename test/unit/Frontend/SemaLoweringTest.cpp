@@ -272,13 +272,20 @@ TEST(SemaGrids, SeveralGridsKeepDeclarationOrderAndUpdateFlags) {
   EXPECT_EQ(s.updateOf(0)->grid, 0);
 }
 
-TEST(SemaGrids, GridsShareShapeAndTypeAndAreUpdatedOnce) {
+TEST(SemaGrids, GridsShareShapeAndAreUpdatedOnce) {
   EXPECT_FALSE(Compiled("stencil s { grid u : f32[2]; grid v : f32[3];\n"
                         "u' = u; }")
                    .module);
-  EXPECT_FALSE(Compiled("stencil s { grid u : f32[2]; grid v : f64[2];\n"
-                        "u' = u; }")
-                   .module);
+  // Element types may differ; f64 read by an update makes the compute type
+  // f64, a grid no update reads does not.
+  Compiled mixed("stencil s { grid u : f32[2]; grid v : f64[2];\n"
+                 "u' = u + v; }");
+  ASSERT_TRUE(mixed.module) << mixed.diagText;
+  EXPECT_EQ(mixed.stencil().compType, ElemType::F64);
+  EXPECT_EQ(mixed.stencil().elemType, ElemType::F32);
+  Compiled unread("stencil s { grid u : f16[2]; grid v : f64[2]; u' = u; }");
+  ASSERT_TRUE(unread.module) << unread.diagText;
+  EXPECT_EQ(unread.stencil().compType, ElemType::F32);
   EXPECT_FALSE(Compiled("stencil s { grid u : f32[1]; u' = u; u' = 2 * u; }")
                    .module);
   EXPECT_FALSE(Compiled("stencil s { grid u : f32[4]; u' = u; }").module);
@@ -338,7 +345,8 @@ TEST(SemaBoundary, InvalidBoundariesAreRejected) {
       "boundary u : clamp, clamp, clamp;",     // 3 for a 2-D grid
       "boundary u : clamp; boundary u : fixed;", // twice
       "boundary u : dirichlet;",               // no value
-      "boundary u : dirichlet(a);",            // not constant
+      "boundary u : dirichlet(k);",            // a grid, not a parameter
+      "boundary u : (periodic, clamp);",       // periodic on one side
       "boundary u : periodic(1);",             // no arguments
       "boundary u : wrap;",                    // unknown
       "boundary k : fixed;",                   // fixed on read-only
@@ -351,6 +359,8 @@ TEST(SemaBoundary, InvalidBoundariesAreRejected) {
   };
   EXPECT_TRUE(Compiled(source("boundary u : clamp, periodic;")).module);
   EXPECT_TRUE(Compiled(source("boundary u : fixed;")).module);
+  EXPECT_TRUE(Compiled(source("boundary u : dirichlet(a);")).module);
+  EXPECT_TRUE(Compiled(source("boundary u : (dirichlet(a), clamp);")).module);
   for (const char *b : bad)
     EXPECT_FALSE(Compiled(source(b)).module) << b;
 }
