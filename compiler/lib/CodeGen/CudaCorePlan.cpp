@@ -227,8 +227,9 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
       (st.boundary[a].periodic() ? wraps : other) = &st;
     if (!wraps || !other)
       continue;
-    diags.error(s.loc, "stencil '" + s.name + "' reads stages or new values, "
-                       "so its grids and stages must agree on wrapping: '" +
+    diags.error(s.loc, "stencil '" + s.name +
+                           "' reads stages or new values, "
+                           "so its grids and stages must agree on wrapping: '" +
                            wraps->name + "' is periodic along axis " +
                            llvm::Twine(a) + " and '" + other->name +
                            "' is not");

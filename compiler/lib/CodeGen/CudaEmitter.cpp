@@ -41,10 +41,9 @@ using namespace stencilc;
 std::string StencilEmitter::entrySignature(bool internalNames) const {
   std::string sig = "cudaError_t run(";
   for (size_t g = 0; g < s.grids.size(); ++g)
-    sig += (s.grids[g].updated ? "" : "const ") +
-           cppElemType(s.grids[g].type) + " *" +
-           (internalNames ? "sc_grid" + std::to_string(g)
-                          : s.grids[g].name) +
+    sig += (s.grids[g].updated ? "" : "const ") + cppElemType(s.grids[g].type) +
+           " *" +
+           (internalNames ? "sc_grid" + std::to_string(g) : s.grids[g].name) +
            ", ";
   sig += axes([](int a) { return "long long n" + std::to_string(a); });
   return sig + ", long long steps";
@@ -114,8 +113,8 @@ void StencilEmitter::emitConstants() {
              // and its form as written may differ (stages, new values).
              int e = plan.radius[a];
              for (const Update &u : s.updates)
-               e = std::max({e, u.reachLo[a], u.reachHi[a], u.spanLo[a],
-                             u.spanHi[a]});
+               e = std::max(
+                   {e, u.reachLo[a], u.reachHi[a], u.spanLo[a], u.spanHi[a]});
              return "kE" + std::to_string(a) + " = " + std::to_string(e);
            }));
   out.line("constexpr int {};", axes([](int a) {
@@ -241,8 +240,8 @@ void StencilEmitter::emitDirichletReturns(const Field &field,
     bool lo = b.side[0].kind == BoundaryKind::Dirichlet;
     bool hi = b.side[1].kind == BoundaryKind::Dirichlet;
     if (lo && hi && b.uniform())
-      out.line("if (q{0} < 0 || q{0} >= {1}{0})\n  return {2}({3}{4});", a,
-               n, type, dirichletText(field, a, 0, false, bv), extra);
+      out.line("if (q{0} < 0 || q{0} >= {1}{0})\n  return {2}({3}{4});", a, n,
+               type, dirichletText(field, a, 0, false, bv), extra);
     else {
       if (lo)
         out.line("if (q{0} < 0)\n  return {1}({2}{3});", a, type,
@@ -345,8 +344,7 @@ void StencilEmitter::emitNodes(
     std::string type = !s.graph.isLogical(i) ? ctx.type
                        : ctx.type == "T"     ? std::string("auto")
                                              : std::string("bool");
-    out.line("const {} {} = {};", type, nameOf(i),
-             nodeExpression(s, n, ctx));
+    out.line("const {} {} = {};", type, nameOf(i), nodeExpression(s, n, ctx));
   }
 }
 
@@ -356,9 +354,9 @@ StencilEmitter::coordText(const Node &n,
                           const std::string &type) const {
   // t and the coordinates are integers: converted to the compute type, they
   // are exact up to 2^24 in f32 (a tracked bound charges the rounding).
-  std::string value =
-      n.op == Op::Step ? std::string("sc_t")
-                       : plus(coord(n.index), n.offset[n.index]);
+  std::string value = n.op == Op::Step
+                          ? std::string("sc_t")
+                          : plus(coord(n.index), n.offset[n.index]);
   return "static_cast<" + type + ">(" + value + ")";
 }
 
@@ -441,8 +439,8 @@ std::string StencilEmitter::frozenCondition(int g,
       cond += std::string(cond.empty() ? "" : " || ") + g + " < " +
               std::to_string(u->reachLo[a]);
     if (grid.boundary[a].side[1].kind == BoundaryKind::Fixed)
-      cond += std::string(cond.empty() ? "" : " || ") + g + " >= " + n +
-              " - " + std::to_string(u->reachHi[a]);
+      cond += std::string(cond.empty() ? "" : " || ") + g + " >= " + n + " - " +
+              std::to_string(u->reachHi[a]);
   }
   return cond;
 }
@@ -462,9 +460,8 @@ void StencilEmitter::emitIndexMapping(const Field &field) {
 std::string StencilEmitter::deviceRead(const Node &n) {
   const Grid &grid = s.grids[n.index];
   auto at = [&](const char *c) {
-    return axes([&](int a) {
-      return plus(c + std::to_string(a), n.offset[a]);
-    });
+    return axes(
+        [&](int a) { return plus(c + std::to_string(a), n.offset[a]); });
   };
   if (grid.updated)
     return "sread_" + grid.name + "<Edge>(src_" + grid.name + ", " + at("l") +
@@ -481,11 +478,11 @@ void StencilEmitter::emitPointValues(bool edgeTemplate) {
     for (int a = 0; a < D; ++a)
       // A point outside the domain that the kernel computes lies across a
       // periodic edge and stands for the point the wrap gives.
-      out.line("[[maybe_unused]] const long long sc_i{0} = {1};", a,
-               edgeTemplate
-                   ? fmt::format("Edge ? stencilc::rt::wrap(g{0}, a.n{0}) : g{0}",
-                                 a)
-                   : fmt::format("stencilc::rt::wrap(g{0}, a.n{0})", a));
+      out.line(
+          "[[maybe_unused]] const long long sc_i{0} = {1};", a,
+          edgeTemplate
+              ? fmt::format("Edge ? stencilc::rt::wrap(g{0}, a.n{0}) : g{0}", a)
+              : fmt::format("stencilc::rt::wrap(g{0}, a.n{0})", a));
 }
 
 void StencilEmitter::emitComputeStep() {
@@ -1044,8 +1041,8 @@ void StencilEmitter::emitKernel() {
                  "domain as in the interior;\n// then the columns of the "
                  "others, one a thread, through the boundary conditions.");
         workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
-                 "if (" + inside + ")\n  computeStrip(" + bufs + coords +
-                     args + ");");
+                 "if (" + inside + ")\n  computeStrip(" + bufs + coords + args +
+                     ");");
         out.line("__syncthreads();");
         auto loop = out.scope(
             fmt::format("for (int sc_p = threadIdx.x; sc_p < sc_count{}; "
@@ -1795,8 +1792,8 @@ void StencilEmitter::emitRun() {
       out.line("sc_args.bv[{0}] = static_cast<Comp>(sc_bv[{0}]);", k);
   }
   for (int g : updated)
-    out.line("{2} *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g,
-             grid(g), elemOf(g));
+    out.line("{2} *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g, grid(g),
+             elemOf(g));
   std::optional<TensorCoreEmitter> tc;
   if (tcPlan) {
     tc.emplace(s, *tcPlan, out, elem);

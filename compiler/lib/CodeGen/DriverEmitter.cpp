@@ -31,8 +31,8 @@ void StencilEmitter::emitDriverProblem() {
   out.line("static constexpr int kNumGrids = {};", s.grids.size());
   std::string flags;
   for (size_t g = 0; g < s.grids.size(); ++g)
-    flags += std::string(g ? ", " : "") +
-             (s.grids[g].updated ? "true" : "false");
+    flags +=
+        std::string(g ? ", " : "") + (s.grids[g].updated ? "true" : "false");
   out.line("static constexpr bool kUpdated[kNumGrids] = {{{}}};", flags);
   std::string names;
   for (size_t g = 0; g < s.grids.size(); ++g)
@@ -81,8 +81,7 @@ void StencilEmitter::emitDriverProblem() {
       args += "static_cast<" + elemOf(static_cast<int>(g)) + " *>(grids[" +
               std::to_string(g) + "]), ";
     args += axes([](int a) { return "n[" + std::to_string(a) + "]"; });
-    out.line("return {}::run({}, steps, Params(), stream, sc);", s.name,
-             args);
+    out.line("return {}::run({}, steps, Params(), stream, sc);", s.name, args);
   }
   out.blank();
   out.line("/// One float64 time step of every updated grid, on the host; "
@@ -108,16 +107,17 @@ void StencilEmitter::emitDriverProblem() {
       out.line("const long long sc_t = sc_step;");
     std::vector<std::unique_ptr<Emitter::Scope>> loops;
     for (int a = 0; a < D; ++a)
-      loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
-          "for (long long g" + std::to_string(a) + " = 0; g" +
-          std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
-          std::to_string(a) + ")")));
+      loops.push_back(std::make_unique<Emitter::Scope>(
+          out.scope("for (long long g" + std::to_string(a) + " = 0; g" +
+                    std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
+                    std::to_string(a) + ")")));
     out.line("const long long sc_idx = {};",
              linear([](int a) { return "g" + std::to_string(a); },
                     [](int a) { return "n[" + std::to_string(a) + "]"; }));
-    emitNodes(liveNodes(s.roots()), /*forDevice=*/false,
-              [](int i) { return "v" + std::to_string(i); },
-              [&](const Node &n) { return hostRead(n, "in"); });
+    emitNodes(
+        liveNodes(s.roots()), /*forDevice=*/false,
+        [](int i) { return "v" + std::to_string(i); },
+        [&](const Node &n) { return hostRead(n, "in"); });
     for (const Update &u : s.updates) {
       std::string frozen = frozenCondition(u.grid, "n[");
       if (frozen.empty())
@@ -135,8 +135,9 @@ void StencilEmitter::emitDriverProblem() {
 
 std::string StencilEmitter::hostRead(const Node &n, const std::string &array) {
   return "gread_" + s.grids[n.index].name + "<double>(" + array + "[" +
-         std::to_string(n.index) + "], " +
-         axes([&](int a) { return plus("g" + std::to_string(a), n.offset[a]); }) +
+         std::to_string(n.index) + "], " + axes([&](int a) {
+           return plus("g" + std::to_string(a), n.offset[a]);
+         }) +
          ", " + axes([](int a) { return "n[" + std::to_string(a) + "]"; }) +
          (gridNeedsBv(n.index) ? ", sc_bv" : "") + ")";
 }
@@ -162,8 +163,8 @@ void StencilEmitter::emitTrackedRead(const Field &field,
       axes([](int a) { return "long long q" + std::to_string(a); }) + ", " +
       axes([](int a) { return "long long n" + std::to_string(a); }) +
       ", int k" + (bv ? ", const double *bv" : "") + ")");
-  emitDirichletReturns(field, "n", "T::template dirichlet<" + type + ">",
-                       "bv", ", k");
+  emitDirichletReturns(field, "n", "T::template dirichlet<" + type + ">", "bv",
+                       ", k");
   emitIndexMapping(field);
   out.line("const long long i = {};",
            linear([](int a) { return "q" + std::to_string(a); },
@@ -320,8 +321,8 @@ void StencilEmitter::emitBoundLoop(const std::vector<BoundItem> &items,
     }
     if (item.stage >= 0) {
       const std::string &st = s.stages[item.stage].name;
-      out.line("sv_{0}[sc_idx] = v{1}.v;\nse_{0}[sc_idx] = {2};", st,
-               item.root, value);
+      out.line("sv_{0}[sc_idx] = v{1}.v;\nse_{0}[sc_idx] = {2};", st, item.root,
+               value);
       continue;
     }
     value = "stencilc::rt::storeBound<" + elemOf(item.grid) + ", " + comp +

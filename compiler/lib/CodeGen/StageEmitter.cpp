@@ -56,21 +56,22 @@ void StencilEmitter::emitHostBoundaryValues(const std::string &array) {
              p.name, cppElemType(p.type));
   std::vector<int> roots;
   for (const auto &[key, slot] : bvSlots) {
-    const BoundarySide &b = key.first->boundary[key.second / 2].side[key.second % 2];
+    const BoundarySide &b =
+        key.first->boundary[key.second / 2].side[key.second % 2];
     roots.push_back(b.node);
   }
   auto vName = [](int i) { return "bv" + std::to_string(i); };
   emitNodes(liveNodes(roots), /*forDevice=*/false, vName,
             [](const Node &) { return std::string("0"); });
   for (const auto &[key, slot] : bvSlots) {
-    const BoundarySide &b = key.first->boundary[key.second / 2].side[key.second % 2];
+    const BoundarySide &b =
+        key.first->boundary[key.second / 2].side[key.second % 2];
     out.line("{}[{}] = {};", array, slot, vName(b.node));
   }
 }
 
 std::string StencilEmitter::dirichletText(const Field &f, int a, int side,
-                                          bool asFloat,
-                                          const std::string &bv) {
+                                          bool asFloat, const std::string &bv) {
   const BoundarySide &b = f.boundary[a].side[side];
   if (b.node < 0)
     return literal(b.value, asFloat);
@@ -107,9 +108,8 @@ std::string StencilEmitter::writtenLeaf(const Node &n) {
   std::string fn = n.op == Op::StageRead ? "stage_" + s.stages[n.index].name
                                          : "new_" + s.grids[n.index].name;
   auto at = [&](const char *c) {
-    return axes([&](int a) {
-      return plus(c + std::to_string(a), n.offset[a]);
-    });
+    return axes(
+        [&](int a) { return plus(c + std::to_string(a), n.offset[a]); });
   };
   return fn + "(" + bufArgs() + at("l") + ", " + at("g") + ", a" +
          (usesStep ? ", sc_step" : "") + ")";
@@ -185,10 +185,11 @@ void StencilEmitter::emitFieldFunctions() {
       // A new value in the band of a fixed boundary is the old one.
       std::string frozen = frozenCondition(s.findGrid(grid->name), "a.n");
       if (!frozen.empty())
-        out.line("if ({})\n  return stencilc::rt::Convert<Comp>::from(src_{}[{}]);",
-                 frozen, grid->name,
-                 linear([](int a) { return "l" + std::to_string(a); },
-                        [](int a) { return "kB" + std::to_string(a); }));
+        out.line(
+            "if ({})\n  return stencilc::rt::Convert<Comp>::from(src_{}[{}]);",
+            frozen, grid->name,
+            linear([](int a) { return "l" + std::to_string(a); },
+                   [](int a) { return "kB" + std::to_string(a); }));
     }
     if (usesStep)
       out.line("[[maybe_unused]] const Comp sc_t = "
@@ -254,21 +255,20 @@ void StencilEmitter::emitStagedReference() {
     out.line("const long long sc_t = sc_step;");
   if (!s.stages.empty())
     out.line("const long long sc_points = {};",
-             axes([](int a) { return "n[" + std::to_string(a) + "]"; },
-                  " * "));
+             axes([](int a) { return "n[" + std::to_string(a) + "]"; }, " * "));
   for (const Stage &st : s.stages)
     out.line("std::vector<double> st_{}(sc_points);", st.name);
   // Each stage and update over the whole domain, in order.
   for (const StepItem &item : s.order) {
-    int root = item.stage ? s.stages[item.index].root
-                          : s.updates[item.index].written;
+    int root =
+        item.stage ? s.stages[item.index].root : s.updates[item.index].written;
     auto blk = out.scope("");
     std::vector<std::unique_ptr<Emitter::Scope>> loops;
     for (int a = 0; a < D; ++a)
-      loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
-          "for (long long g" + std::to_string(a) + " = 0; g" +
-          std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
-          std::to_string(a) + ")")));
+      loops.push_back(std::make_unique<Emitter::Scope>(
+          out.scope("for (long long g" + std::to_string(a) + " = 0; g" +
+                    std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
+                    std::to_string(a) + ")")));
     out.line("const long long sc_idx = {};",
              linear([](int a) { return "g" + std::to_string(a); },
                     [](int a) { return "n[" + std::to_string(a) + "]"; }));
@@ -332,15 +332,13 @@ void StencilEmitter::emitStagedBound() {
       "[[maybe_unused]] const stencilc::rt::TensorCoreRounding &tc)");
   if (!s.stages.empty())
     out.line("const long long sc_points = {};",
-             axes([](int a) { return "n[" + std::to_string(a) + "]"; },
-                  " * "));
+             axes([](int a) { return "n[" + std::to_string(a) + "]"; }, " * "));
   for (const Stage &st : s.stages)
     out.line("std::vector<double> sv_{0}(sc_points), se_{0}(sc_points);",
              st.name);
   for (const StepItem &item : s.order) {
     if (item.stage) {
-      emitBoundLoop({{s.stages[item.index].root, nullptr, -1, item.index}},
-                    "");
+      emitBoundLoop({{s.stages[item.index].root, nullptr, -1, item.index}}, "");
       continue;
     }
     const Update &u = s.updates[item.index];

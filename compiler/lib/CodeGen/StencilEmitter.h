@@ -28,8 +28,7 @@ public:
                  const std::optional<TensorCorePlan> &tcPlan,
                  const CudaOptions &opts, Emitter &out)
       : s(s), plan(plan), tcPlan(tcPlan), opts(opts), out(out), D(s.dims),
-        elem(cppElemType(s.elemType)),
-        compFloat(s.compType == ElemType::F32),
+        elem(cppElemType(s.elemType)), compFloat(s.compType == ElemType::F32),
         comp(compFloat ? "float" : "double") {
     for (size_t g = 0; g < s.grids.size(); ++g)
       (s.grids[g].updated ? updated : readOnly).push_back(static_cast<int>(g));
@@ -153,12 +152,12 @@ private:
   /// or by default t as sc_t and coordinate a as sc_i<a> (device) or g<a>
   /// (host). T is Comp on the device, `hostType` on the host; conditions
   /// are bool.
-  void emitNodes(const std::vector<int> &ids, bool forDevice,
-                 const std::function<std::string(int)> &nameOf,
-                 const std::function<std::string(const Node &)> &read,
-                 const std::string &hostType = "double",
-                 const std::function<std::string(const Node &)> &other =
-                     nullptr);
+  void
+  emitNodes(const std::vector<int> &ids, bool forDevice,
+            const std::function<std::string(int)> &nameOf,
+            const std::function<std::string(const Node &)> &read,
+            const std::string &hostType = "double",
+            const std::function<std::string(const Node &)> &other = nullptr);
   /// The driver's error bound (driver.cuh, docs/benchmarks.md "Error
   /// bounds"): the tensor cores' rounding constants, and boundStep.
   void emitBoundConstants();
@@ -262,7 +261,6 @@ private:
   void emitStagedReference();
   void emitStagedBound();
 };
-
 
 } // namespace stencilc
 

@@ -203,8 +203,7 @@ Token Lexer::next() {
     return make(followedBy('=') ? TokenKind::LessEqual : TokenKind::Less,
                 start);
   case '>':
-    return make(followedBy('=') ? TokenKind::GreaterEqual
-                                : TokenKind::Greater,
+    return make(followedBy('=') ? TokenKind::GreaterEqual : TokenKind::Greater,
                 start);
   case '!':
     return make(followedBy('=') ? TokenKind::BangEqual : TokenKind::Bang,

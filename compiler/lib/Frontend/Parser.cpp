@@ -317,7 +317,8 @@ bool Parser::parseLetDecl(std::vector<Decl> &decls, DeclKind kind) {
   if (!expect(TokenKind::Equal, "after the name of the " + std::string(what)))
     return false;
   d.value = parseExpr(0);
-  if (!d.value || !expect(TokenKind::Semicolon, "after the " + std::string(what)))
+  if (!d.value ||
+      !expect(TokenKind::Semicolon, "after the " + std::string(what)))
     return false;
   decls.push_back(std::move(d));
   return true;
@@ -415,8 +416,8 @@ static int precedence(TokenKind k, char &code) {
 }
 
 /// or   ::= and ('||' and)*          and ::= eq ('&&' eq)*
-/// eq   ::= rel (('==' | '!=') rel)*  rel ::= sum (('<' | '<=' | '>' | '>=') sum)*
-/// sum  ::= term (('+' | '-') term)*  term ::= unary (('*' | '/') unary)*
+/// eq   ::= rel (('==' | '!=') rel)*  rel ::= sum (('<' | '<=' | '>' | '>=')
+/// sum)* sum  ::= term (('+' | '-') term)*  term ::= unary (('*' | '/') unary)*
 /// All left-associative; operators binding at least `minPrec` are taken.
 ExprPtr Parser::parseBinary(int depth, int minPrec) {
   if (!checkDepth(depth))

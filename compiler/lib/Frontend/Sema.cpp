@@ -224,9 +224,8 @@ void StencilSema::declareGrids(const Decl &d) {
   }
 }
 
-std::optional<double> StencilSema::constantValue(const Expr &e,
-                                                 llvm::StringRef what,
-                                                 bool report) {
+std::optional<double>
+StencilSema::constantValue(const Expr &e, llvm::StringRef what, bool report) {
   switch (e.kind) {
   case ExprKind::Number:
     return e.number;
@@ -322,9 +321,8 @@ StencilSema::boundarySide(const ast::BoundarySpec &spec) {
   if (kind == "dirichlet") {
     b.kind = BoundaryKind::Dirichlet;
     if (spec.args.size() != 1) {
-      diags.error(spec.kind.loc,
-                  "'dirichlet' takes one constant value, as in "
-                  "dirichlet(0.0)");
+      diags.error(spec.kind.loc, "'dirichlet' takes one constant value, as in "
+                                 "dirichlet(0.0)");
       return std::nullopt;
     }
     const Expr &arg = *spec.args[0];
@@ -374,7 +372,8 @@ StencilSema::boundarySide(const ast::BoundarySpec &spec) {
     hint = "; did you mean '" + best.str() + "'?";
   diags.error(spec.kind.loc, "unknown boundary condition '" + kind +
                                  "'; expected dirichlet(c), periodic, "
-                                 "clamp or fixed" + hint);
+                                 "clamp or fixed" +
+                                 hint);
   return std::nullopt;
 }
 
@@ -403,8 +402,8 @@ StencilSema::axisBoundary(const ast::BoundarySpec &spec) {
         lo->kind == BoundaryKind::Periodic ? spec.pair[0] : spec.pair[1];
     diags.error(periodic.kind.loc,
                 "'periodic' joins the two sides of an axis, so it cannot "
-                "pair with '" + other.kind.text +
-                    "'; write periodic alone for the axis");
+                "pair with '" +
+                    other.kind.text + "'; write periodic alone for the axis");
     return std::nullopt;
   }
   axis.side = {*lo, *hi};
@@ -558,13 +557,15 @@ int StencilSema::lowerBuiltin(const Expr &e) {
     return -2;
   if (inBoundaryValue) {
     diags.error(e.loc, "the value of a dirichlet boundary must be built from "
-                       "numbers and parameters only, not '" + n + "'");
+                       "numbers and parameters only, not '" +
+                           n + "'");
     return -1;
   }
   const char *what = step ? "the step index" : "a coordinate of the point";
   if (e.kind == ExprKind::Index || e.prime) {
-    diags.error(e.loc, "'" + n + "' is " + what + ", not a grid, and " +
-                           (e.prime ? "has no new value" : "cannot be indexed"));
+    diags.error(e.loc,
+                "'" + n + "' is " + what + ", not a grid, and " +
+                    (e.prime ? "has no new value" : "cannot be indexed"));
     return -1;
   }
   if (step)
@@ -662,22 +663,21 @@ int StencilSema::lowerIndex(const Expr &e) {
   Offset off{0, 0, 0};
   if (e.kind == ExprKind::Index) {
     if (e.offsets.size() != static_cast<size_t>(s.dims)) {
-      diags.error(e.loc, std::string(symKindName(kind)) + " '" + e.name +
-                             "' has " + llvm::Twine(s.dims) +
-                             (s.dims == 1 ? " dimension" : " dimensions") +
-                             " but " + llvm::Twine(e.offsets.size()) +
-                             (e.offsets.size() == 1 ? " offset was"
-                                                    : " offsets were") +
-                             " given");
+      diags.error(
+          e.loc, std::string(symKindName(kind)) + " '" + e.name + "' has " +
+                     llvm::Twine(s.dims) +
+                     (s.dims == 1 ? " dimension" : " dimensions") + " but " +
+                     llvm::Twine(e.offsets.size()) +
+                     (e.offsets.size() == 1 ? " offset was" : " offsets were") +
+                     " given");
       return -1;
     }
     for (size_t a = 0; a < e.offsets.size(); ++a) {
       int64_t v = e.offsets[a].value;
       if (v < -kMaxRadius || v > kMaxRadius) {
-        diags.error(e.offsets[a].loc,
-                    "offset " + e.offsets[a].text +
-                        " exceeds the maximum radius " +
-                        llvm::Twine(kMaxRadius));
+        diags.error(e.offsets[a].loc, "offset " + e.offsets[a].text +
+                                          " exceeds the maximum radius " +
+                                          llvm::Twine(kMaxRadius));
         return -1;
       }
       off[a] = static_cast<int>(v);
@@ -699,8 +699,7 @@ int StencilSema::lowerIndex(const Expr &e) {
     diags.error(e.loc, "the new value of grid '" + e.name +
                            "' is read before its update; write the update " +
                            "of '" + e.name + "' first");
-    diags.note(updateLocs.lookup(e.name), "'" + e.name +
-                                              "' is updated here");
+    diags.note(updateLocs.lookup(e.name), "'" + e.name + "' is updated here");
     return -1;
   }
   return s.graph.leaf(Op::NewRead, index, off, e.loc);
@@ -890,8 +889,8 @@ int StencilSema::lowerCall(const Expr &e) {
     return acc;
   }
   static const std::pair<const char *, Op> kUnary[] = {
-      {"sqrt", Op::Sqrt}, {"abs", Op::Abs},     {"exp", Op::Exp},
-      {"log", Op::Log},   {"sin", Op::Sin},     {"cos", Op::Cos},
+      {"sqrt", Op::Sqrt}, {"abs", Op::Abs},    {"exp", Op::Exp},
+      {"log", Op::Log},   {"sin", Op::Sin},    {"cos", Op::Cos},
       {"tanh", Op::Tanh}, {"floor", Op::Floor}};
   for (const auto &[name, op] : kUnary) {
     if (fn != name)
@@ -945,12 +944,12 @@ int StencilSema::lowerCall(const Expr &e) {
     return s.graph.binary(Op::PowF, x, y, e.loc);
   }
   static const char *const kFunctions[] = {
-      "min",  "max", "sqrt",  "abs", "pow",    "exp", "log", "sin",
-      "cos",  "tanh", "floor", "fma", "select", "box", "star"};
+      "min", "max",  "sqrt",  "abs", "pow",    "exp", "log", "sin",
+      "cos", "tanh", "floor", "fma", "select", "box", "star"};
   std::string hint;
-  llvm::StringRef best = closestMatch(
-      fn, std::vector<llvm::StringRef>(std::begin(kFunctions),
-                                       std::end(kFunctions)));
+  llvm::StringRef best =
+      closestMatch(fn, std::vector<llvm::StringRef>(std::begin(kFunctions),
+                                                    std::end(kFunctions)));
   if (!best.empty())
     hint = "; did you mean '" + best.str() + "'?";
   diags.error(e.loc, "unknown function '" + fn +
@@ -1094,8 +1093,7 @@ void StencilSema::run(const StencilDecl &decl) {
     else if (d.kind == DeclKind::Let)
       laterLets.try_emplace(d.names[0].text, d.names[0].loc);
     else if (d.kind == DeclKind::Stage &&
-             laterStages.try_emplace(d.names[0].text, d.names[0].loc)
-                 .second) {
+             laterStages.try_emplace(d.names[0].text, d.names[0].loc).second) {
       // Created now so that boundary declarations can name it.
       Stage st;
       st.name = d.names[0].text;
@@ -1126,10 +1124,11 @@ void StencilSema::run(const StencilDecl &decl) {
       continue;
     }
     if (it == symbols.end() || it->second.kind != SymKind::Grid) {
-      diags.error(target.loc,
-                  "'" + target.text + "' is a " +
-                      (isLet ? "let" : isStage ? "stage" : "parameter") +
-                      ", not a grid; only grids can be updated");
+      diags.error(target.loc, "'" + target.text + "' is a " +
+                                  (isLet     ? "let"
+                                   : isStage ? "stage"
+                                             : "parameter") +
+                                  ", not a grid; only grids can be updated");
       continue;
     }
     auto [prev, inserted] = updateLocs.try_emplace(target.text, target.loc);

@@ -72,9 +72,8 @@ void ValueChecker::checkDirichlet() {
             isFiniteIn(type, b.value) || b.valueLoc == reported)
           continue;
         diags.error(b.valueLoc, "the value of the dirichlet boundary of " +
-                                    std::string(what) + " '" + f.name +
-                                    "', " + valueText(b.value) +
-                                    ", is not finite in " +
+                                    std::string(what) + " '" + f.name + "', " +
+                                    valueText(b.value) + ", is not finite in " +
                                     elemTypeName(type) + range(type));
         reported = b.valueLoc;
       }

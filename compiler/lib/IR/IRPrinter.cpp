@@ -105,8 +105,8 @@ static void printSide(const Stencil &s, const BoundarySide &b,
                       llvm::raw_ostream &os) {
   os << boundaryKindName(b.kind);
   if (b.kind == BoundaryKind::Dirichlet)
-    os << "(" << (b.node >= 0 ? formatCoefficient(s, b.node)
-                              : formatNumber(b.value))
+    os << "("
+       << (b.node >= 0 ? formatCoefficient(s, b.node) : formatNumber(b.value))
        << ")";
 }
 

@@ -96,8 +96,7 @@ template <typename C> void Interpreter::step() {
   for (size_t item = 0; item < stencil.order.size(); ++item) {
     const StepItem &it = stencil.order[item];
     const Update *u = it.stage ? nullptr : &stencil.updates[it.index];
-    std::vector<double> &result =
-        it.stage ? stageData[it.index] : out[u->grid];
+    std::vector<double> &result = it.stage ? stageData[it.index] : out[u->grid];
     result.resize(total);
     int root = it.stage ? stencil.stages[it.index].root : u->written;
     for (int64_t idx = 0; idx < total; ++idx) {
@@ -158,8 +157,7 @@ template <typename C> void Interpreter::step() {
              p[a] >= n[a] - u->reachHi[a]))
           frozen = true;
       }
-      double value =
-          frozen ? data[u->grid][idx] : static_cast<double>(v[root]);
+      double value = frozen ? data[u->grid][idx] : static_cast<double>(v[root]);
       if (precision == RefPrecision::GridType)
         value = roundTo(grid.type, value);
       result[idx] = value;
@@ -171,8 +169,8 @@ template <typename C> void Interpreter::step() {
 }
 
 void Interpreter::run(int64_t steps) {
-  bool useDouble = precision == RefPrecision::Float64 ||
-                   stencil.compType == ElemType::F64;
+  bool useDouble =
+      precision == RefPrecision::Float64 || stencil.compType == ElemType::F64;
   stepIndex = 0;
   for (int64_t s = 0; s < steps; ++s) {
     if (useDouble)

@@ -151,8 +151,7 @@ static double evaluateNode(const Node &n, const std::vector<double> &v,
   if (n.op == Op::Param)
     // Callers that know the coefficients they need are constant pass no
     // parameters; the nodes of parameters then have no value.
-    return static_cast<size_t>(n.index) < params.size() ? params[n.index]
-                                                        : NAN;
+    return static_cast<size_t>(n.index) < params.size() ? params[n.index] : NAN;
   if (isReadOp(n.op) || n.op == Op::Step || n.op == Op::Coord)
     return NAN; // Not grid-free.
   return applyOp(n, a, b, c);

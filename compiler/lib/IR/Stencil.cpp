@@ -381,7 +381,8 @@ void Stencil::updateTypes() {
       read[graph[i].index] = true;
   compType = ElemType::F32;
   for (size_t g = 0; g < grids.size(); ++g)
-    if ((read[g] || grids[g].updated) && computeType(grids[g].type) == ElemType::F64)
+    if ((read[g] || grids[g].updated) &&
+        computeType(grids[g].type) == ElemType::F64)
       compType = ElemType::F64;
 }
 

@@ -413,8 +413,8 @@ inline double functionRounded(double prop, double v, double k, double u,
 /// y = f(a) for a function f whose change over an operand bound e is at
 /// most change(e), and whose derivative at a.v is d.
 template <class C, int R, class Change>
-Tracked<C, R> applyFunction(const Tracked<C, R> &a, double v, double d,
-                            Fn f, Change change) {
+Tracked<C, R> applyFunction(const Tracked<C, R> &a, double v, double d, Fn f,
+                            Change change) {
   using T = Tracked<C, R>;
   T t;
   t.v = v;
@@ -502,7 +502,8 @@ Tracked<C, R> powr_(const Tracked<C, R> &x, const Tracked<C, R> &y) {
   const double k = gpuUlps<C>(Fn::Pow);
   t.gpu = functionRounded(change(x.gpu, y.gpu), v, k, T::kU, T::kEta);
   t.full = functionRounded(change(x.full, y.full), v, k, T::kU, T::kEta);
-  t.ref = functionRounded(change(x.ref, y.ref), v, hostUlps(), T::kUd, T::kEtaD);
+  t.ref =
+      functionRounded(change(x.ref, y.ref), v, hostUlps(), T::kUd, T::kEtaD);
   const double dx = y.v * std::pow(x.v, y.v - 1);
   const double dy = x.v > 0 ? v * std::log(x.v) : 0;
   bool yReads = false;
@@ -545,8 +546,8 @@ struct TrackedCond {
 
 /// The comparison `holds` of a and b (`equality`: == or !=).
 template <class C, int R>
-TrackedCond compare(const Tracked<C, R> &a, const Tracked<C, R> &b,
-                    bool holds, bool equality) {
+TrackedCond compare(const Tracked<C, R> &a, const Tracked<C, R> &b, bool holds,
+                    bool equality) {
   TrackedCond c;
   c.v = holds;
   const double gap = std::fabs(a.v - b.v);
@@ -590,8 +591,8 @@ TrackedCond ne_(const Tracked<C, R> &a, const Tracked<C, R> &b) {
 inline TrackedCond and_(const TrackedCond &a, const TrackedCond &b) {
   TrackedCond c;
   c.v = a.v && b.v;
-  c.sureGpu = (a.sureGpu && b.sureGpu) || (a.sureGpu && !a.v) ||
-              (b.sureGpu && !b.v);
+  c.sureGpu =
+      (a.sureGpu && b.sureGpu) || (a.sureGpu && !a.v) || (b.sureGpu && !b.v);
   c.sureFull = (a.sureFull && b.sureFull) || (a.sureFull && !a.v) ||
                (b.sureFull && !b.v);
   return c;
@@ -601,8 +602,8 @@ inline TrackedCond or_(const TrackedCond &a, const TrackedCond &b) {
   c.v = a.v || b.v;
   c.sureGpu =
       (a.sureGpu && b.sureGpu) || (a.sureGpu && a.v) || (b.sureGpu && b.v);
-  c.sureFull = (a.sureFull && b.sureFull) || (a.sureFull && a.v) ||
-               (b.sureFull && b.v);
+  c.sureFull =
+      (a.sureFull && b.sureFull) || (a.sureFull && a.v) || (b.sureFull && b.v);
   return c;
 }
 inline TrackedCond not_(const TrackedCond &a) {

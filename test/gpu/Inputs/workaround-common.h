@@ -27,7 +27,8 @@
 
 inline double *deviceCopy(const std::vector<double> &host) {
   double *p = nullptr;
-  WA_CHECK(cudaMalloc(reinterpret_cast<void **>(&p), host.size() * sizeof(double)));
+  WA_CHECK(
+      cudaMalloc(reinterpret_cast<void **>(&p), host.size() * sizeof(double)));
   WA_CHECK(cudaMemcpy(p, host.data(), host.size() * sizeof(double),
                       cudaMemcpyHostToDevice));
   return p;

@@ -25,10 +25,14 @@ int main(int argc, char **argv) {
       hz[i * n + j] = static_cast<double>(i) * (j + 3) / n;
     }
   double *ex0 = deviceCopy(ex), *ey0 = deviceCopy(ey), *hz0 = deviceCopy(hz);
-  double *a[3] = {deviceBuffer(points), deviceBuffer(points), deviceBuffer(points)};
-  double *b[3] = {deviceBuffer(points), deviceBuffer(points), deviceBuffer(points)};
-  double *sa[3] = {deviceBuffer(points), deviceBuffer(points), deviceBuffer(points)};
-  double *sb[3] = {deviceBuffer(points), deviceBuffer(points), deviceBuffer(points)};
+  double *a[3] = {deviceBuffer(points), deviceBuffer(points),
+                  deviceBuffer(points)};
+  double *b[3] = {deviceBuffer(points), deviceBuffer(points),
+                  deviceBuffer(points)};
+  double *sa[3] = {deviceBuffer(points), deviceBuffer(points),
+                   deviceBuffer(points)};
+  double *sb[3] = {deviceBuffer(points), deviceBuffer(points),
+                   deviceBuffer(points)};
   cudaStream_t stream;
   WA_CHECK(cudaStreamCreate(&stream));
   auto reset = [&](double **g) {
@@ -57,8 +61,8 @@ int main(int argc, char **argv) {
       fdtd_e::Params p;
       p.tt = static_cast<double>(s);
       WA_CHECK(fdtd_e::run(b[0], b[1], b[2], n, n, 1, p, stream, se));
-      WA_CHECK(fdtd_h::run(b[0], b[1], b[2], n, n, 1, fdtd_h::Params(),
-                           stream, sh));
+      WA_CHECK(
+          fdtd_h::run(b[0], b[1], b[2], n, n, 1, fdtd_h::Params(), stream, sh));
     }
   });
   WA_CHECK(cudaStreamSynchronize(stream));
@@ -70,7 +74,7 @@ int main(int argc, char **argv) {
   std::printf("WORKAROUND stencil=fdtd2d size=%lldx%lld steps=%lld "
               "one_ms=%.3f one_gstencils=%.2f split_ms=%.3f "
               "split_gstencils=%.2f speedup=%.2f max_rel_diff=%.3e\n",
-              n, n, steps, fused, gs / (fused * 1e6), split,
-              gs / (split * 1e6), split / fused, diff);
+              n, n, steps, fused, gs / (fused * 1e6), split, gs / (split * 1e6),
+              split / fused, diff);
   return diff <= 1e-10 ? 0 : 1;
 }

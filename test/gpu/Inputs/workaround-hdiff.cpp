@@ -56,20 +56,22 @@ int main(int argc, char **argv) {
   s3.u = s[3];
   const double split = medianMs(reps, stream, reset(b), [&]() {
     for (long long k = 0; k < steps; ++k) {
-      WA_CHECK(hdiff_lap::run(b, lap, n, n, 1, hdiff_lap::Params(), stream, s1));
-      WA_CHECK(hdiff_flux::run(b, lap, flx, fly, n, n, 1,
-                               hdiff_flux::Params(), stream, s2));
+      WA_CHECK(
+          hdiff_lap::run(b, lap, n, n, 1, hdiff_lap::Params(), stream, s1));
+      WA_CHECK(hdiff_flux::run(b, lap, flx, fly, n, n, 1, hdiff_flux::Params(),
+                               stream, s2));
       WA_CHECK(hdiff_out::run(b, c, flx, fly, n, n, 1, hdiff_out::Params(),
                               stream, s3));
     }
   });
   WA_CHECK(cudaStreamSynchronize(stream));
-  const double diff = relativeDifference(hostCopy(a, points), hostCopy(b, points));
+  const double diff =
+      relativeDifference(hostCopy(a, points), hostCopy(b, points));
   const double gs = static_cast<double>(points) * steps;
   std::printf("WORKAROUND stencil=hdiff size=%lldx%lld steps=%lld "
               "one_ms=%.3f one_gstencils=%.2f split_ms=%.3f "
               "split_gstencils=%.2f speedup=%.2f max_rel_diff=%.3e\n",
-              n, n, steps, fused, gs / (fused * 1e6), split,
-              gs / (split * 1e6), split / fused, diff);
+              n, n, steps, fused, gs / (fused * 1e6), split, gs / (split * 1e6),
+              split / fused, diff);
   return diff <= 1e-10 ? 0 : 1;
 }

@@ -40,13 +40,13 @@ TEST(Lexer, ConditionOperatorsAndStage) {
   Lexed l("stage a<=b>=c==d!=e&&f||!g<h>i?j:k=l");
   using K = TokenKind;
   std::vector<TokenKind> want = {
-      K::KwStage,    K::Identifier, K::LessEqual,  K::Identifier,
+      K::KwStage,      K::Identifier, K::LessEqual,  K::Identifier,
       K::GreaterEqual, K::Identifier, K::EqualEqual, K::Identifier,
-      K::BangEqual,  K::Identifier, K::AmpAmp,     K::Identifier,
-      K::PipePipe,   K::Bang,       K::Identifier, K::Less,
-      K::Identifier, K::Greater,    K::Identifier, K::Question,
-      K::Identifier, K::Colon,      K::Identifier, K::Equal,
-      K::Identifier, K::Eof};
+      K::BangEqual,    K::Identifier, K::AmpAmp,     K::Identifier,
+      K::PipePipe,     K::Bang,       K::Identifier, K::Less,
+      K::Identifier,   K::Greater,    K::Identifier, K::Question,
+      K::Identifier,   K::Colon,      K::Identifier, K::Equal,
+      K::Identifier,   K::Eof};
   EXPECT_EQ(l.kinds(), want);
   EXPECT_TRUE(l.text.empty()) << l.text;
   Lexed bad("a & b | c");

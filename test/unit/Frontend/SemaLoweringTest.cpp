@@ -342,15 +342,15 @@ TEST(SemaBoundary, OneDeclarationForSeveralGrids) {
 
 TEST(SemaBoundary, InvalidBoundariesAreRejected) {
   const char *bad[] = {
-      "boundary u : clamp, clamp, clamp;",     // 3 for a 2-D grid
+      "boundary u : clamp, clamp, clamp;",       // 3 for a 2-D grid
       "boundary u : clamp; boundary u : fixed;", // twice
-      "boundary u : dirichlet;",               // no value
-      "boundary u : dirichlet(k);",            // a grid, not a parameter
-      "boundary u : (periodic, clamp);",       // periodic on one side
-      "boundary u : periodic(1);",             // no arguments
-      "boundary u : wrap;",                    // unknown
-      "boundary k : fixed;",                   // fixed on read-only
-      "boundary a : clamp;",                   // not a grid
+      "boundary u : dirichlet;",                 // no value
+      "boundary u : dirichlet(k);",              // a grid, not a parameter
+      "boundary u : (periodic, clamp);",         // periodic on one side
+      "boundary u : periodic(1);",               // no arguments
+      "boundary u : wrap;",                      // unknown
+      "boundary k : fixed;",                     // fixed on read-only
+      "boundary a : clamp;",                     // not a grid
   };
   // u and k are read at the centre only, so the base needs no boundary.
   auto source = [](const char *b) {

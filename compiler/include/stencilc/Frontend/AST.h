@@ -26,13 +26,13 @@ struct Name {
 };
 
 enum class ExprKind {
-  Number, ///< 1, 0.25, 1e-3
-  Ref,    ///< alpha, u (a grid name alone reads the centre point)
-  Index,  ///< u[-1, 0]
-  Unary,  ///< -x, !c
-  Binary, ///< x + y, x - y, x * y, x / y, x < y, c && d, ...
-  Call,   ///< min(a, b), box(u, 1, [...])
-  List,   ///< [a, b, c], only as a weight table
+  Number,      ///< 1, 0.25, 1e-3
+  Ref,         ///< alpha, u (a grid name alone reads the centre point)
+  Index,       ///< u[-1, 0]
+  Unary,       ///< -x, !c
+  Binary,      ///< x + y, x - y, x * y, x / y, x < y, c && d, ...
+  Call,        ///< min(a, b), box(u, 1, [...])
+  List,        ///< [a, b, c], only as a weight table
   Conditional, ///< c ? a : b
 };
 

@@ -1,4 +1,5 @@
-//===- Interpreter.h - CPU reference execution of the Stencil IR -*- C++ -*-===//
+//===- Interpreter.h - CPU reference execution of the Stencil IR -*- C++
+//-*-===//
 //
 // The oracle for every later test: runs a stencil step by step on the CPU
 // with the exact boundary semantics of docs/language.md. In Float64 mode all

@@ -45,7 +45,7 @@ llvm::StringRef boundaryKindName(BoundaryKind k);
 /// The condition on one side of one axis.
 struct BoundarySide {
   BoundaryKind kind = BoundaryKind::Dirichlet;
-  double value = 0;     ///< Dirichlet only: the value where it is constant.
+  double value = 0; ///< Dirichlet only: the value where it is constant.
   /// Dirichlet only: a node of the graph built from parameters (and
   /// constants) when the value depends on them, else -1 and `value` holds.
   int node = -1;

@@ -28,8 +28,9 @@ int main(int argc, char **argv) {
   for (long long s = 0; s < steps; ++s) {
     for (long long i = 0; i < n0; ++i)
       for (long long j = 0; j < n1; ++j)
-        lap[at(i, j)] = 4 * in[at(i, j)] - (in[at(i + 1, j)] + in[at(i - 1, j)] +
-                                            in[at(i, j + 1)] + in[at(i, j - 1)]);
+        lap[at(i, j)] =
+            4 * in[at(i, j)] - (in[at(i + 1, j)] + in[at(i - 1, j)] +
+                                in[at(i, j + 1)] + in[at(i, j - 1)]);
     for (long long i = 0; i < n0; ++i)
       for (long long j = 0; j < n1; ++j) {
         double fx = lap[at(i + 1, j)] - lap[at(i, j)];
@@ -43,9 +44,9 @@ int main(int argc, char **argv) {
       }
     for (long long i = 0; i < n0; ++i)
       for (long long j = 0; j < n1; ++j)
-        out[at(i, j)] = in[at(i, j)] - coeff[at(i, j)] *
-                                           (flx[at(i, j)] - flx[at(i - 1, j)] +
-                                            fly[at(i, j)] - fly[at(i, j - 1)]);
+        out[at(i, j)] = in[at(i, j)] -
+                        coeff[at(i, j)] * (flx[at(i, j)] - flx[at(i - 1, j)] +
+                                           fly[at(i, j)] - fly[at(i, j - 1)]);
     std::swap(in, out);
   }
   return compare("u", toHost(du, points), in) ? 0 : 1;

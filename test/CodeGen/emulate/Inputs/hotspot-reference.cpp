@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
     for (long long r = 0; r < rows; ++r)
       for (long long c = 0; c < cols; ++c) {
         // Rodinia's neighbours, clamped to the chip.
-        const long long n = std::max(r - 1, 0LL), so = std::min(r + 1, rows - 1);
+        const long long n = std::max(r - 1, 0LL),
+                        so = std::min(r + 1, rows - 1);
         const long long w = std::max(c - 1, 0LL), e = std::min(c + 1, cols - 1);
         const double t = temp[at(r, c)];
         next[at(r, c)] =

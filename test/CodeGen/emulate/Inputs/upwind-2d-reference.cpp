@@ -3,8 +3,8 @@
 // u- = min(u, 0), in x and y, written here against
 // dsl-examples/upwind-2d.st on a doubly periodic n0 x n1 domain (x is axis
 // 1), with velocities of both signs.
-#include "upwind-2d.h"
 #include "reference-common.h"
+#include "upwind-2d.h"
 
 int main(int argc, char **argv) {
   if (argc != 4)

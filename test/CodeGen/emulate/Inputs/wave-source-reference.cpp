@@ -4,8 +4,8 @@
 // s^n = (1 - 2 a^2) exp(-a^2), a = pi f0 (n dt - t0), at one point, written
 // here against dsl-examples/wave-source.st. The parameters are the
 // example's defaults, which it holds as f32 values.
-#include "wave-source.h"
 #include "reference-common.h"
+#include "wave-source.h"
 
 int main(int argc, char **argv) {
   if (argc != 4)
