@@ -36,7 +36,11 @@ mkdir -p "$dir"
 
 # example  -> extra fusion depths to try beyond the automatic one
 examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d
-          box-3d27p allen-cahn varcoef-diffusion gray-scott)
+          box-3d27p allen-cahn varcoef-diffusion gray-scott
+          fdtd-2d hdiff upwind-2d hotspot wave-source hyperdiffusion)
+# The examples with no tensor-core strategy: nonlinear, or linear with
+# several grids (hotspot).
+no_tc="allen-cahn varcoef-diffusion gray-scott gradient2d fdtd-2d hdiff upwind-2d hotspot wave-source"
 [ -n "${EXAMPLES:-}" ] && read -r -a examples <<< "$EXAMPLES"
 types=(f32 f64 f16 bf16)
 [ -n "${TYPES:-}" ] && read -r -a types <<< "$TYPES"
@@ -61,7 +65,7 @@ generate() {
       for ty in "${types[@]}"; do
         # sptc has no f64 shapes; nonlinear examples have no matrices.
         [ $tg = sptc ] && [ $ty = f64 ] && continue
-        grep -q "^$ex\$" <<< "$(printf '%s\n' allen-cahn varcoef-diffusion gray-scott gradient2d)" && continue
+        [[ " $no_tc " == *" $ex "* ]] && continue
         local fuses=${TCFUSES:-auto}
         [ "$ex" = box-2d9p ] && fuses="$fuses 7"
         # f32 grids multiply in tf32 under --precision=tf32, and in
@@ -124,6 +128,14 @@ generate() {
     # sm_80 code, built as a fat binary that also runs on sm_90.
     "$stencilc" "$(src_of "$ex")" --emit-main --arch=sm_80 \
       -o "$dir/$ex.src.sm80.cu"
+    # Grids of several types (--type would make them one): the source's
+    # types at the automatic depth and at 1.
+    if "$stencilc" "$(src_of "$ex")" --emit=ir -o - | grep -q 'type=mixed'; then
+      for fuse in auto 1; do
+        "$stencilc" "$(src_of "$ex")" --emit-main --fuse=$fuse \
+          -o "$dir/$ex.src.$fuse.cu"
+      done
+    fi
   done
   echo "generated $(ls "$dir"/*.cu | wc -l) programs in $dir"
 }

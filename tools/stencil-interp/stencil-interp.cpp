@@ -79,12 +79,16 @@ int main(int argc, char **argv) {
       interp.setGrid(static_cast<int>(g), v);
     }
     interp.run(stepsOpt);
-    for (const Update &u : s.updates) {
-      const std::vector<double> &v = interp.getGrid(u.grid);
+    // Updated grids in declaration order, as the --cpu-only driver prints
+    // them.
+    for (size_t g = 0; g < s.grids.size(); ++g) {
+      if (!s.grids[g].updated)
+        continue;
+      const std::vector<double> &v = interp.getGrid(static_cast<int>(g));
       double sum = 0;
       for (double x : v)
         sum += x;
-      llvm::outs() << s.name << "." << s.grids[u.grid].name << " sum "
+      llvm::outs() << s.name << "." << s.grids[g].name << " sum "
                    << llvm::format("%.17g", sum) << "\n";
     }
   }

@@ -524,7 +524,16 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     // The shape is the CUDA-core kernel's; the model only picks its depth.
     mo.target = Target::CudaCore;
   }
-  // run_distributed runs the CUDA-core kernel alone.
+  // run_distributed runs the CUDA-core kernel alone, over grids of one
+  // element type (its buffers and messages are of that type).
+  if (req.distributed && s.mixedTypes()) {
+    diags.error(s.loc, "--distributed needs one element type for all grids "
+                       "of stencil '" +
+                           s.name +
+                           "'; declare them alike, or run it with run() on "
+                           "one GPU");
+    return std::nullopt;
+  }
   if (req.distributed)
     mo.target = Target::CudaCore;
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;

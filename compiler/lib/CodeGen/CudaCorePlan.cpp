@@ -67,8 +67,24 @@ static int64_t sharedBytes(const CudaCorePlan &p, const Stencil &s) {
   // Strips of two columns space the buffers by an odd stride and shift
   // them by up to one element when the last axis's radius is odd.
   int64_t spare = p.stripCols > 1 ? p.radius[s.dims - 1] % 2 : 0;
-  return (2 * p.numUpdated * (elems + spare) + spare) *
-         elemTypeBytes(s.elemType);
+  std::optional<ElemType> shared;
+  bool mixed = false;
+  for (const Grid &g : s.grids)
+    if (g.updated) {
+      mixed |= shared && *shared != g.type;
+      shared = g.type;
+    }
+  if (!mixed)
+    return (2 * p.numUpdated * (elems + spare) + spare) *
+           elemTypeBytes(s.elemType);
+  // Updated grids of different types: each grid's buffers in its own type,
+  // from a 16-byte boundary (CudaEmitter's kOff_NAME).
+  int64_t bytes = 0;
+  for (const Grid &g : s.grids)
+    if (g.updated)
+      bytes += ((2 * (elems + spare) + spare) * elemTypeBytes(g.type) + 15) /
+               16 * 16;
+  return bytes;
 }
 
 /// The streaming loop's unroll. One turn of the rings per trip made the
@@ -88,7 +104,7 @@ static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
   std::set<std::pair<int, int>> columns;
   for (const Offset &o : s.updatedReads())
     columns.insert({o[1], o[2]});
-  int words = computeType(s.elemType) == ElemType::F64 ? 2 : 1;
+  int words = s.compType == ElemType::F64 ? 2 : 1;
   int estimate = (p.rows + 2 * p.radius[0]) *
                  static_cast<int>(columns.size()) * words;
   return estimate <= kUnrollRegisters ? p.ring / p.rows : 1;
@@ -125,8 +141,14 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
                                               CudaCorePlan p, GpuArch arch,
                                               DiagnosticEngine &diags,
                                               bool &failed) {
-  if (s.grids.size() != 1 || s.dims != 3)
+  // Stages, new values, t and the coordinates run in the box kernel.
+  if (s.grids.size() != 1 || s.dims != 3 || s.hasStages() ||
+      s.usesStepOrPoint() || !s.stages.empty())
     return std::nullopt;
+  // A dirichlet value of parameters, or sides that differ, too.
+  for (const AxisBoundary &b : s.grids[0].boundary)
+    if (!b.uniform() || b.side[0].node >= 0)
+      return std::nullopt;
   p.stream = true;
   p.strip = 1;
   // 32 x 32 threads, the most a block may have: the fastest of 32 x 16 and
@@ -187,10 +209,36 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   // along that axis reads differently there than at the points the halo
   // stands for, so such stencils get one step per pass. (An updated grid
   // that does not wrap computes nothing past the edge: other grids may.)
+  // A step that reads stages or new values at offsets computes them past a
+  // periodic edge as the images of the points across it too, even at one
+  // step per pass: there every grid and stage must wrap alike.
+  bool staged = false;
+  std::vector<bool> live = s.graph.reachable(s.writtenRoots());
+  for (size_t i = 0; i < live.size(); ++i) {
+    const Node &n = s.graph[i];
+    staged |= live[i] && (n.op == Op::StageRead || n.op == Op::NewRead) &&
+              n.offset != Offset{0, 0, 0};
+  }
+  for (int a = 0; a < s.dims && staged; ++a) {
+    const Field *wraps = nullptr, *other = nullptr;
+    for (const Grid &g : s.grids)
+      (g.boundary[a].periodic() ? wraps : other) = &g;
+    for (const Stage &st : s.stages)
+      (st.boundary[a].periodic() ? wraps : other) = &st;
+    if (!wraps || !other)
+      continue;
+    diags.error(s.loc, "stencil '" + s.name +
+                           "' reads stages or new values, "
+                           "so its grids and stages must agree on wrapping: '" +
+                           wraps->name + "' is periodic along axis " +
+                           llvm::Twine(a) + " and '" + other->name +
+                           "' is not");
+    return std::nullopt;
+  }
   for (int a = 0; a < s.dims && p.fuse > 1; ++a) {
     const Grid *wraps = nullptr, *other = nullptr;
     for (const Grid &g : s.grids)
-      if (g.boundary[a].kind != BoundaryKind::Periodic)
+      if (!g.boundary[a].periodic())
         other = &g;
       else if (g.updated)
         wraps = &g;
@@ -303,9 +351,13 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   if (p.tile[s.dims - 1] % 2 != 0)
     p.stripCols = 1;
   // 16-byte loads and stores: a quarter of the f32 accesses, each with the
-  // index arithmetic of one element.
+  // index arithmetic of one element. Not where the updated grids' types
+  // differ, whose chunks would differ in elements.
   int vec = 16 / elemTypeBytes(s.elemType);
-  if (p.tile[s.dims - 1] % vec == 0)
+  bool sameType = true;
+  for (const Grid &g : s.grids)
+    sameType &= !g.updated || g.type == s.elemType;
+  if (p.tile[s.dims - 1] % vec == 0 && sameType)
     p.vec = vec;
   p.sharedBytes = sharedBytes(p, s);
   return p;

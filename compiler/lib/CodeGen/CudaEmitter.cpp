@@ -17,6 +17,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "stencilc/CodeGen/CudaEmitter.h"
+#include "StencilEmitter.h"
 #include "stencilc/CodeGen/DistributedEmitter.h"
 #include "stencilc/CodeGen/EmbeddedRuntime.h"
 #include "stencilc/CodeGen/Emitter.h"
@@ -39,218 +40,12 @@
 
 using namespace stencilc;
 
-namespace {
-
-std::string cppElemType(ElemType t) {
-  switch (t) {
-  case ElemType::F16:
-    return "__half";
-  case ElemType::BF16:
-    return "__nv_bfloat16";
-  case ElemType::F32:
-    return "float";
-  case ElemType::F64:
-    return "double";
-  }
-  return "float";
-}
-
-/// The host type of a parameter field: f64 stays double, the rest float.
-std::string paramFieldType(ElemType t) {
-  return t == ElemType::F64 ? "double" : "float";
-}
-
-/// Makes a C++ floating literal of a number printed with %g: "2" is an int.
-std::string ensureFraction(std::string s) {
-  if (s.find_first_of(".eE") == std::string::npos)
-    s += ".0";
-  return s;
-}
-
-/// A decimal literal that reads back to exactly `v` in the given type
-/// (float when `asFloat`, else double): the fewest digits that round-trip,
-/// so subnormals and -0.0 keep their value. Nullopt when `v` is not finite
-/// in that type; C++ has no literal for infinity or NaN, and Sema rejects
-/// such values (Frontend/Values.h), so that is an internal error.
-std::optional<std::string> literalText(double v, bool asFloat) {
-  if (!std::isfinite(v))
-    return std::nullopt;
-  if (!asFloat)
-    return ensureFraction(formatNumber(v));
-  float f = static_cast<float>(v);
-  if (!std::isfinite(f))
-    return std::nullopt;
-  char buf[64];
-  for (int prec = 1; prec <= 9; ++prec) {
-    std::snprintf(buf, sizeof buf, "%.*g", prec, static_cast<double>(f));
-    if (std::strtof(buf, nullptr) == f)
-      break;
-  }
-  return ensureFraction(buf) + "f";
-}
-
-/// `base + d` written the way a person would.
-std::string plus(const std::string &base, int d) {
-  if (d == 0)
-    return base;
-  return base + (d > 0 ? " + " : " - ") + std::to_string(std::abs(d));
-}
-
-class StencilEmitter {
-public:
-  StencilEmitter(const Stencil &s, const CudaCorePlan &plan,
-                 const std::optional<TensorCorePlan> &tcPlan,
-                 const CudaOptions &opts, Emitter &out)
-      : s(s), plan(plan), tcPlan(tcPlan), opts(opts), out(out), D(s.dims),
-        elem(cppElemType(s.elemType)),
-        compFloat(computeType(s.elemType) == ElemType::F32),
-        comp(compFloat ? "float" : "double"), addr(s.dims, opts.distributed) {
-    for (size_t g = 0; g < s.grids.size(); ++g)
-      (s.grids[g].updated ? updated : readOnly).push_back(static_cast<int>(g));
-    planWeights();
-  }
-
-  void emitHeaderDecls();
-  void emitSource();
-  void emitDriverProblem();
-  /// A value that had no literal in its type, if the emitter met one.
-  std::optional<double> nonFiniteValue() const { return nonFinite; }
-
-private:
-  /// literalText, or a placeholder after recording the value: emitCuda then
-  /// reports an internal error and writes nothing.
-  std::string literal(double v, bool asFloat) {
-    std::optional<std::string> text = literalText(v, asFloat);
-    if (text)
-      return *text;
-    if (!nonFinite)
-      nonFinite = v;
-    return "0";
-  }
-
-  /// Joins f(a) for every axis with `sep`.
-  std::string axes(const std::function<std::string(int)> &f,
-                   const std::string &sep = ", ") const {
-    std::string r;
-    for (int a = 0; a < D; ++a)
-      r += (a ? sep : "") + f(a);
-    return r;
-  }
-  /// Row-major linear index of coordinates named by `coord` with extents
-  /// named by `extent`.
-  std::string linear(const std::function<std::string(int)> &coord,
-                     const std::function<std::string(int)> &extent) const {
-    // Parenthesise a compound coordinate: it is multiplied next.
-    std::string r = coord(0);
-    if (D > 1 && r.find(' ') != std::string::npos && r.front() != '(')
-      r = "(" + r + ")";
-    for (int a = 1; a < D; ++a)
-      r = (a > 1 ? "(" + r + ")" : r) + " * " + extent(a) + " + " + coord(a);
-    return r;
-  }
-  std::string name(int g) const { return s.grids[g].name; }
-  /// The entry point's signature up to `steps`. The definition names grids
-  /// sc_gridN, so no user name can clash with the names in its body.
-  std::string entrySignature(bool internalNames) const;
-  void emitConstants();
-  void emitArgs();
-  void emitGlobalReads();
-  /// A device read's boundary rules at local l and global q: dirichlet
-  /// axes return their constant, clamp and fixed axes move l to the edge.
-  void emitReadBoundaries(const Grid &grid);
-  void emitDirichletReturns(const Grid &grid, const std::string &n,
-                            const std::string &type);
-  void emitSharedReads();
-  /// Maps q<a> into 0..n<a>-1 on the periodic, clamp and fixed axes of
-  /// `grid` (its dirichlet axes return before).
-  void emitIndexMapping(const Grid &grid);
-  void emitComputeStep();
-  /// The block's box origins o<a> along axes 1.., leaving the tile index
-  /// along axis 0 in sc_rest.
-  void emitTileOrigins();
-  /// The box kernel's load of its box into buffer 0, and its store of the
-  /// tile from the last step's buffer: in 16-byte chunks along the last
-  /// axis where the plan and the grids' alignment allow.
-  void emitBoxLoad();
-  void emitTileStore();
-  void emitKernel();
-  /// The box kernel's launch on `blocks` blocks: the full kernel for passes
-  /// of kFuse steps, the other for the last.
-  void emitBoxLaunch(const std::string &blocks, const std::string &stream);
-  /// A pass's launch of the CUDA-core kernel (box or streaming).
-  void emitPassLaunch(const std::string &blocks, const std::string &stream);
-  /// `Args sc_args` filled for run(): the read-only grids' pointers (with
-  /// `readOnlyGrids`), extents, parameters and weights.
-  void emitArgsSetup(const std::function<std::string(int)> &extent,
-                     bool readOnlyGrids);
-  void emitKernelAttributes();
-  void emitRun();
-  /// A read of read-only grid `grid` at global coordinates `coords`.
-  std::string roRead(const Grid &grid, const std::string &coords) const;
-  /// Prints the nodes `ids` (in topological order) as `const T NAME =
-  /// ...;`, naming node i by `nameOf(i)` and reads through `read`. T is
-  /// Comp on the device, `hostType` on the host.
-  void emitNodes(const std::vector<int> &ids, bool forDevice,
-                 const std::function<std::string(int)> &nameOf,
-                 const std::function<std::string(const Node &)> &read,
-                 const std::string &hostType = "double");
-  /// The driver's error bound (driver.cuh, docs/benchmarks.md "Error
-  /// bounds"): the tensor cores' rounding constants, and boundStep.
-  void emitBoundConstants();
-  void emitBoundStep();
-  /// `const T p_NAME = T::param(...)` for every parameter.
-  void emitTrackedParams();
-  /// The nodes the updates need, in topological order.
-  std::vector<int> liveNodes(const std::vector<int> &roots) const;
-  void emitComputeStrip();
-  void emitStreamConstants();
-  void emitStreamReads();
-  void emitStreamLevel(int k);
-  void emitStreamKernel();
-  /// The streaming kernel's ghost axes: slab axes with a dirichlet
-  /// boundary, where the columns outside the domain hold the boundary
-  /// value in every level, so that the columns beside them need no
-  /// boundary conditions. Empty where the element type is not the
-  /// computation's (f16, bf16), whose rounded value would differ from the
-  /// reads' exact one.
-  std::vector<int> ghostAxes() const;
-  std::string frozenCondition(int g, const std::string &nExpr) const;
-
-  const Stencil &s;
-  const CudaCorePlan &plan;
-  /// Set for a tensor-core target.
-  const std::optional<TensorCorePlan> &tcPlan;
-  const CudaOptions &opts;
-  Emitter &out;
-  const int D;
-  const std::string elem;
-  const bool compFloat;
-  const std::string comp;
-  /// Global indices: the whole grid, or a distributed view.
-  const GridAddress addr;
-  std::vector<int> updated, readOnly;
-  std::optional<double> nonFinite;
-  /// The weights of the linear updates (docs/language.md §6.4), per update
-  /// and tap: folded here where they are constant, else rounded by the host
-  /// at run time into Args::w[slot].
-  struct TapWeight {
-    double value = 0;
-    int slot = -1;
-  };
-  std::vector<std::vector<TapWeight>> weights;
-  int runtimeWeights = 0;
-  void planWeights();
-  /// Host code that evaluates the run-time weights in double and rounds
-  /// them into sc_args.w.
-  void emitRuntimeWeights();
-};
-
 std::string StencilEmitter::entrySignature(bool internalNames) const {
   std::string sig = "cudaError_t run(";
   for (size_t g = 0; g < s.grids.size(); ++g)
-    sig += (s.grids[g].updated ? elem + " *" : "const " + elem + " *") +
-           (internalNames ? "sc_grid" + std::to_string(g)
-                          : s.grids[g].name) +
+    sig += (s.grids[g].updated ? "" : "const ") + cppElemType(s.grids[g].type) +
+           " *" +
+           (internalNames ? "sc_grid" + std::to_string(g) : s.grids[g].name) +
            ", ";
   sig += axes([](int a) { return "long long n" + std::to_string(a); });
   return sig + ", long long steps";
@@ -272,7 +67,7 @@ void StencilEmitter::emitHeaderDecls() {
   {
     auto st = out.scope("struct Scratch", "};");
     for (int g : updated)
-      out.line("{} *{} = nullptr;", elem, name(g));
+      out.line("{} *{} = nullptr;", cppElemType(s.grids[g].type), name(g));
   }
   out.blank();
   out.line("/// Advances the updated grids of stencil {} by `steps` time steps "
@@ -294,6 +89,7 @@ void StencilEmitter::emitHeaderDecls() {
 
 void StencilEmitter::emitConstants() {
   out.line("using Elem = {};", elem);
+  emitElemAliases();
   out.line("using Comp = {};", comp);
   out.line("constexpr int kFuse = {};", plan.fuse);
   out.line("constexpr int kThreads = {};{}", plan.threads,
@@ -317,9 +113,12 @@ void StencilEmitter::emitConstants() {
   out.line("{}constexpr int {};",
            plan.stream && !ghostAxes().empty() ? "[[maybe_unused]] " : "",
            axes([&](int a) {
+             // The span covers the points where an update's inlined form
+             // and its form as written may differ (stages, new values).
              int e = plan.radius[a];
              for (const Update &u : s.updates)
-               e = std::max({e, u.reachLo[a], u.reachHi[a]});
+               e = std::max(
+                   {e, u.reachLo[a], u.reachHi[a], u.spanLo[a], u.spanHi[a]});
              return "kE" + std::to_string(a) + " = " + std::to_string(e);
            }));
   out.line("constexpr int {};", axes([](int a) {
@@ -355,14 +154,29 @@ void StencilEmitter::emitConstants() {
              "element each where the radius along axis {} is odd.",
              D - 1);
     out.line("constexpr int kBufStride = kBufElems + ({} & 1);", r);
-    out.line("constexpr size_t kSmemBytes = (2 * {} * kBufStride + ({} & 1)) "
-             "* sizeof(Elem);",
-             updated.size(), r);
+    if (!mixedUpdated())
+      out.line("constexpr size_t kSmemBytes = (2 * {} * kBufStride + ({} & "
+               "1)) * sizeof(Elem);",
+               updated.size(), r);
   } else {
     out.line("constexpr int kBufStride = kBufElems;");
-    out.line("constexpr size_t kSmemBytes = 2 * {} * kBufStride * "
-             "sizeof(Elem);",
-             updated.size());
+    if (!mixedUpdated())
+      out.line("constexpr size_t kSmemBytes = 2 * {} * kBufStride * "
+               "sizeof(Elem);",
+               updated.size());
+  }
+  if (mixedUpdated()) {
+    // Grids of different types: each grid's two buffers (and the spare
+    // element of the shift) in its own type, from a 16-byte boundary.
+    std::string spare =
+        plan.stripCols > 1 ? " + (kR" + std::to_string(D - 1) + " & 1)" : "";
+    std::string offset = "0";
+    for (int g : updated) {
+      out.line("constexpr size_t kOff_{} = {};", name(g), offset);
+      offset = "kOff_" + name(g) + " + (((2 * kBufStride" + spare +
+               ") * sizeof(" + elemOf(g) + ") + 15) / 16 * 16)";
+    }
+    out.line("constexpr size_t kSmemBytes = {};", offset);
   }
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
@@ -372,14 +186,18 @@ void StencilEmitter::emitConstants() {
 void StencilEmitter::emitArgs() {
   auto st = out.scope("struct Args", "};");
   for (int g : updated)
-    out.line("const Elem *in_{0};\nElem *out_{0};", name(g));
+    out.line("const {1} *in_{0};\n{1} *out_{0};", name(g), elemOf(g));
   for (int g : readOnly)
-    out.line("const Elem *ro_{};", name(g));
+    out.line("const {} *ro_{};", elemOf(g), name(g));
   out.line("long long {};",
            axes([](int a) { return "n" + std::to_string(a); }));
   out.line("int nt;");
+  if (usesStep)
+    out.line("long long t0; // the step index t of the pass's first step");
   for (const Param &p : s.params)
     out.line("Comp p_{};", p.name);
+  if (numBv > 0)
+    out.line("Comp bv[{}]; // dirichlet values of parameters", numBv);
   if (runtimeWeights > 0)
     out.line("Comp w[{}]; // weights the host rounds (docs/language.md "
              "§6.4)",
@@ -406,47 +224,64 @@ void StencilEmitter::emitGlobalReads() {
     auto fn = out.scope(
         "STENCILC_HD R gread_" + grid.name + "(const T *g, " +
         axes([](int a) { return "long long q" + std::to_string(a); }) + ", " +
-        axes([](int a) { return "long long n" + std::to_string(a); }) + ")");
-    emitDirichletReturns(grid, "n", "R");
+        axes([](int a) { return "long long n" + std::to_string(a); }) +
+        (gridNeedsBv(static_cast<int>(g)) ? ", const R *bv" : "") + ")");
+    emitDirichletReturns(grid, "n", "R", "bv");
     emitIndexMapping(grid);
     out.line("return stencilc::rt::Convert<R>::from(g[{}]);",
              linear([](int a) { return "q" + std::to_string(a); },
                     [](int a) { return "n" + std::to_string(a); }));
   }
+  // A distributed launch reads its read-only grids through its view.
   for (int g : addr.distributed() ? readOnly : std::vector<int>())
     DistributedEmitter(s, plan, elem, out).emitViewRead(s.grids[g], [&] {
-      emitDirichletReturns(s.grids[g], "n", "R");
+      emitDirichletReturns(s.grids[g], "n", "R", gridNeedsBv(g) ? "a.bv" : "");
     });
   out.blank();
 }
 
-std::string StencilEmitter::roRead(const Grid &grid,
-                                   const std::string &coords) const {
-  if (addr.distributed())
-    return "vread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " + coords +
-           ", a)";
-  return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " + coords +
-         ", " + axes([](int a) { return "a.n" + std::to_string(a); }) + ")";
-}
-
 /// A read at q outside a dirichlet axis's extent `n<axis>` returns that
 /// axis's value as `type`; the lowest such axis decides.
-void StencilEmitter::emitDirichletReturns(const Grid &grid,
+void StencilEmitter::emitDirichletReturns(const Field &field,
                                           const std::string &n,
-                                          const std::string &type) {
-  for (int a = 0; a < D; ++a)
-    if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
-      out.line("if (q{0} < 0 || q{0} >= {1}{0})\n  return {2}({3});", a, n,
-               type, literal(grid.boundary[a].value, false));
+                                          const std::string &type,
+                                          const std::string &bv,
+                                          const std::string &extra) {
+  for (int a = 0; a < D; ++a) {
+    const AxisBoundary &b = field.boundary[a];
+    bool lo = b.side[0].kind == BoundaryKind::Dirichlet;
+    bool hi = b.side[1].kind == BoundaryKind::Dirichlet;
+    if (lo && hi && b.uniform())
+      out.line("if (q{0} < 0 || q{0} >= {1}{0})\n  return {2}({3}{4});", a, n,
+               type, dirichletText(field, a, 0, false, bv), extra);
+    else {
+      if (lo)
+        out.line("if (q{0} < 0)\n  return {1}({2}{3});", a, type,
+                 dirichletText(field, a, 0, false, bv), extra);
+      if (hi)
+        out.line("if (q{0} >= {1}{0})\n  return {2}({3}{4});", a, n, type,
+                 dirichletText(field, a, 1, false, bv), extra);
+    }
+  }
 }
 
-void StencilEmitter::emitReadBoundaries(const Grid &grid) {
-  emitDirichletReturns(grid, "a.n", "Comp");
+void StencilEmitter::emitReadBoundaries(const Field &field) {
+  emitDirichletReturns(field, "a.n", "Comp", "a.bv");
   for (int a = 0; a < D; ++a) {
-    BoundaryKind k = grid.boundary[a].kind;
-    if (k == BoundaryKind::Clamp || k == BoundaryKind::Fixed)
+    const AxisBoundary &b = field.boundary[a];
+    auto clamps = [&](int side) {
+      return b.side[side].kind == BoundaryKind::Clamp ||
+             b.side[side].kind == BoundaryKind::Fixed;
+    };
+    if (clamps(0) && clamps(1))
       out.line("if (q{0} < 0)\n  l{0} -= static_cast<int>(q{0});\n"
                "else if (q{0} >= a.n{0})\n"
+               "  l{0} -= static_cast<int>(q{0} - (a.n{0} - 1));",
+               a);
+    else if (clamps(0))
+      out.line("if (q{0} < 0)\n  l{0} -= static_cast<int>(q{0});", a);
+    else if (clamps(1))
+      out.line("if (q{0} >= a.n{0})\n"
                "  l{0} -= static_cast<int>(q{0} - (a.n{0} - 1));",
                a);
   }
@@ -460,8 +295,8 @@ void StencilEmitter::emitSharedReads() {
     const Grid &grid = s.grids[g];
     out.line("template <bool Edge>");
     auto fn = out.scope(
-        "__device__ __forceinline__ Comp sread_" + grid.name +
-        "(const Elem *s, " +
+        "__device__ __forceinline__ Comp sread_" + grid.name + "(const " +
+        elemOf(g) + " *s, " +
         axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
         axes([](int a) { return "long long q" + std::to_string(a); }) +
         ", const Args &a)");
@@ -470,7 +305,7 @@ void StencilEmitter::emitSharedReads() {
       emitReadBoundaries(grid);
       bool any = false;
       for (int a = 0; a < D; ++a)
-        any |= grid.boundary[a].kind != BoundaryKind::Periodic;
+        any |= !grid.boundary[a].periodic();
       if (!any)
         out.line("// Periodic on every axis: the load already wrapped.");
     }
@@ -495,54 +330,46 @@ void StencilEmitter::emitNodes(
     const std::vector<int> &ids, bool forDevice,
     const std::function<std::string(int)> &nameOf,
     const std::function<std::string(const Node &)> &read,
-    const std::string &hostType) {
+    const std::string &hostType,
+    const std::function<std::string(const Node &)> &other) {
   bool asFloat = forDevice && compFloat;
-  std::string type = forDevice ? "Comp" : hostType;
+  ExprContext ctx;
+  ctx.forDevice = forDevice;
+  ctx.type = forDevice ? "Comp" : hostType;
+  ctx.literal = [&](double v) { return literal(v, asFloat); };
+  ctx.name = nameOf;
+  ctx.leaf = [&](const Node &n) {
+    if (n.op == Op::Read)
+      return read(n);
+    if (other)
+      return other(n);
+    // The step and the point: sc_t, and sc_i<a> on the device (wrapped on
+    // periodic axes) or the loop's g<a> on the host.
+    return coordText(
+        n,
+        [&](int a) { return (forDevice ? "sc_i" : "g") + std::to_string(a); },
+        forDevice ? "Comp" : "double");
+  };
   for (int i : ids) {
     const Node &n = s.graph[i];
-    const auto &v = nameOf;
-    std::string rhs;
-    switch (n.op) {
-    case Op::Const:
-      rhs = literal(n.value, asFloat);
-      break;
-    case Op::Param:
-      rhs = (forDevice ? "a.p_" : "p_") + s.params[n.index].name;
-      break;
-    case Op::Read:
-      rhs = read(n);
-      break;
-    case Op::Neg:
-      rhs = "-" + v(n.lhs);
-      break;
-    case Op::Add:
-      rhs = v(n.lhs) + " + " + v(n.rhs);
-      break;
-    case Op::Sub:
-      rhs = v(n.lhs) + " - " + v(n.rhs);
-      break;
-    case Op::Mul:
-      rhs = v(n.lhs) + " * " + v(n.rhs);
-      break;
-    case Op::Div:
-      rhs = v(n.lhs) + " / " + v(n.rhs);
-      break;
-    case Op::Min:
-    case Op::Max:
-      rhs = "stencilc::rt::" + opName(n.op).str() + "_(" + v(n.lhs) + ", " +
-            v(n.rhs) + ")";
-      break;
-    case Op::Sqrt:
-    case Op::Abs:
-      rhs = "stencilc::rt::" + opName(n.op).str() + "_(" + v(n.lhs) + ")";
-      break;
-    case Op::Pow:
-      rhs = "stencilc::rt::ipow<" + std::to_string(n.exponent) + ">(" +
-            v(n.lhs) + ")";
-      break;
-    }
-    out.line("const {} {} = {};", type, nameOf(i), rhs);
+    // Conditions are bool, or the driver's tracked conditions.
+    std::string type = !s.graph.isLogical(i) ? ctx.type
+                       : ctx.type == "T"     ? std::string("auto")
+                                             : std::string("bool");
+    out.line("const {} {} = {};", type, nameOf(i), nodeExpression(s, n, ctx));
   }
+}
+
+std::string
+StencilEmitter::coordText(const Node &n,
+                          const std::function<std::string(int)> &coord,
+                          const std::string &type) const {
+  // t and the coordinates are integers: converted to the compute type, they
+  // are exact up to 2^24 in f32 (a tracked bound charges the rounding).
+  std::string value = n.op == Op::Step
+                          ? std::string("sc_t")
+                          : plus(coord(n.index), n.offset[n.index]);
+  return "static_cast<" + type + ">(" + value + ")";
 }
 
 void StencilEmitter::planWeights() {
@@ -616,27 +443,67 @@ std::string StencilEmitter::frozenCondition(int g,
   const Update *u = s.updateOf(g);
   std::string cond;
   for (int a = 0; a < D; ++a) {
-    if (grid.boundary[a].kind != BoundaryKind::Fixed)
-      continue;
     std::string n = nPrefix + std::to_string(a);
     if (nPrefix == "n[")
       n += "]";
-    cond += std::string(cond.empty() ? "" : " || ") + "g" +
-            std::to_string(a) + " < " + std::to_string(u->reachLo[a]) +
-            " || g" + std::to_string(a) + " >= " + n + " - " +
-            std::to_string(u->reachHi[a]);
+    std::string g = "g" + std::to_string(a);
+    if (grid.boundary[a].side[0].kind == BoundaryKind::Fixed)
+      cond += std::string(cond.empty() ? "" : " || ") + g + " < " +
+              std::to_string(u->reachLo[a]);
+    if (grid.boundary[a].side[1].kind == BoundaryKind::Fixed)
+      cond += std::string(cond.empty() ? "" : " || ") + g + " >= " + n + " - " +
+              std::to_string(u->reachHi[a]);
   }
   return cond;
 }
 
-void StencilEmitter::emitIndexMapping(const Grid &grid) {
+void StencilEmitter::emitIndexMapping(const Field &field) {
+  // Dirichlet sides returned before: what is left outside clamps.
   for (int a = 0; a < D; ++a) {
-    BoundaryKind k = grid.boundary[a].kind;
-    if (k == BoundaryKind::Periodic)
+    const AxisBoundary &b = field.boundary[a];
+    if (b.periodic())
       out.line("q{0} = stencilc::rt::wrap(q{0}, n{0});", a);
-    else if (k != BoundaryKind::Dirichlet)
+    else if (b.side[0].kind != BoundaryKind::Dirichlet ||
+             b.side[1].kind != BoundaryKind::Dirichlet)
       out.line("q{0} = stencilc::rt::clampIndex(q{0}, n{0});", a);
   }
+}
+
+std::string StencilEmitter::deviceRead(const Node &n) {
+  const Grid &grid = s.grids[n.index];
+  auto at = [&](const char *c) {
+    return axes(
+        [&](int a) { return plus(c + std::to_string(a), n.offset[a]); });
+  };
+  if (grid.updated)
+    return "sread_" + grid.name + "<Edge>(src_" + grid.name + ", " + at("l") +
+           ", " + at("g") + ", a)";
+  return roRead(grid, at("g"));
+}
+
+std::string StencilEmitter::roRead(const Grid &grid,
+                                   const std::string &coords) {
+  const int g = static_cast<int>(&grid - s.grids.data());
+  if (addr.distributed())
+    return "vread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " + coords +
+           ", a)";
+  return "gread_" + grid.name + "<Comp>(a.ro_" + grid.name + ", " + coords +
+         ", " + axes([](int a) { return "a.n" + std::to_string(a); }) +
+         (gridNeedsBv(g) ? ", a.bv" : "") + ")";
+}
+
+void StencilEmitter::emitPointValues(bool edgeTemplate) {
+  if (usesStep)
+    out.line("const Comp sc_t = static_cast<Comp>(sc_step);");
+  if (usesCoords)
+    for (int a = 0; a < D; ++a)
+      // A point outside the domain that the kernel computes lies across a
+      // periodic edge and stands for the point the wrap gives.
+      out.line(
+          "[[maybe_unused]] const long long sc_i{0} = {1};", a,
+          edgeTemplate
+              ? fmt::format("Edge ? stencilc::rt::wrap(g{0}, a.n{0}) : g{0}", a)
+              : fmt::format("stencilc::rt::wrap(g{0}, a.n{0})", a));
 }
 
 void StencilEmitter::emitComputeStep() {
@@ -644,12 +511,13 @@ void StencilEmitter::emitComputeStep() {
   out.line("template <bool Edge>");
   std::string params;
   for (int g : updated)
-    params += "const Elem *src_" + name(g) + ", Elem *dst_" + name(g) + ", ";
+    params += "const " + elemOf(g) + " *src_" + name(g) + ", " + elemOf(g) +
+              " *dst_" + name(g) + ", ";
   auto fn = out.scope(
       "__device__ __forceinline__ void computeStep(" + params +
       axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
       axes([](int a) { return "long long g" + std::to_string(a); }) +
-      ", const Args &a)");
+      ", const Args &a" + (usesStep ? ", long long sc_step" : "") + ")");
   out.line("const int sc_idx = {};",
            linear([](int a) { return "l" + std::to_string(a); },
                   [](int a) { return "kB" + std::to_string(a); }));
@@ -657,7 +525,7 @@ void StencilEmitter::emitComputeStep() {
   for (int g : updated) {
     std::string cond;
     for (int a = 0; a < D; ++a)
-      if (s.grids[g].boundary[a].kind != BoundaryKind::Periodic)
+      if (!s.grids[g].boundary[a].periodic())
         cond += std::string(cond.empty() ? "" : " && ") + "g" +
                 std::to_string(a) + " >= 0 && g" + std::to_string(a) +
                 " < a.n" + std::to_string(a);
@@ -671,32 +539,43 @@ void StencilEmitter::emitComputeStep() {
       any += std::string(any.empty() ? "" : " && ") + "!keep_" + name(g);
     out.line("if ({})\n  return;", any);
   }
+  emitPointValues(/*edgeTemplate=*/true);
   auto vName = [](int i) { return "v" + std::to_string(i); };
-  emitNodes(liveNodes(s.roots()), /*forDevice=*/true, vName,
-            [&](const Node &n) {
-    const Grid &grid = s.grids[n.index];
-    if (grid.updated)
-      return "sread_" + grid.name + "<Edge>(src_" + grid.name + ", " +
-             axes([&](int a) { return plus("l" + std::to_string(a), n.offset[a]); }) +
-             ", " +
-             axes([&](int a) { return plus("g" + std::to_string(a), n.offset[a]); }) +
-             ", a)";
-    return roRead(grid, axes([&](int a) {
-                    return plus("g" + std::to_string(a), n.offset[a]);
-                  }));
-  });
-  for (const Update &u : s.updates) {
-    std::string g = name(u.grid);
-    std::string frozen = frozenCondition(u.grid, "a.n");
-    auto keep = out.scope("if (keep_" + g + ")");
-    if (frozen.empty())
-      out.line("dst_{}[sc_idx] = stencilc::rt::Convert<Elem>::from(v{});", g,
-               u.root);
-    else
-      out.line("dst_{0}[sc_idx] = Edge && ({1}) ? src_{0}[sc_idx] : "
-               "stencilc::rt::Convert<Elem>::from(v{2});",
-               g, frozen, u.root);
+  // Computes the updates from `roots` (one per update) and stores them.
+  auto compute = [&](const std::vector<int> &roots,
+                     const std::function<std::string(const Node &)> &other) {
+    emitNodes(
+        liveNodes(roots), /*forDevice=*/true, vName,
+        [&](const Node &n) { return deviceRead(n); }, "double", other);
+    for (size_t k = 0; k < s.updates.size(); ++k) {
+      const Update &u = s.updates[k];
+      std::string g = name(u.grid);
+      std::string frozen = frozenCondition(u.grid, "a.n");
+      auto keep = out.scope("if (keep_" + g + ")");
+      if (frozen.empty())
+        out.line("dst_{}[sc_idx] = stencilc::rt::Convert<{}>::from(v{});", g,
+                 elemOf(u.grid), roots[k]);
+      else
+        out.line("dst_{0}[sc_idx] = Edge && ({1}) ? src_{0}[sc_idx] : "
+                 "stencilc::rt::Convert<{3}>::from(v{2});",
+                 g, frozen, roots[k], elemOf(u.grid));
+    }
+  };
+  if (!s.hasStages()) {
+    compute(s.roots(), nullptr);
+    return;
   }
+  // Near the edge each update as written, its stages and new values
+  // through their boundary conditions; inside, the inlined form.
+  {
+    auto edge = out.scope("if constexpr (Edge)");
+    std::vector<int> written;
+    for (const Update &u : s.updates)
+      written.push_back(u.written);
+    compute(written, [&](const Node &n) { return writtenLeaf(n); });
+  }
+  auto inside = out.scope("else");
+  compute(s.roots(), nullptr);
 }
 
 void StencilEmitter::emitComputeStrip() {
@@ -717,12 +596,15 @@ void StencilEmitter::emitComputeStrip() {
   }
   std::string params;
   for (int g : updated)
-    params += "const Elem *src_" + name(g) + ", Elem *dst_" + name(g) + ", ";
+    params += "const " + elemOf(g) + " *src_" + name(g) + ", " + elemOf(g) +
+              " *dst_" + name(g) + ", ";
   auto fn = out.scope(
       "__device__ __forceinline__ void computeStrip(" + params +
       axes([](int a) { return "int l" + std::to_string(a); }) + ", " +
       axes([](int a) { return "long long g" + std::to_string(a); }) +
-      ", const Args &a)");
+      ", const Args &a" + (usesStep ? ", long long sc_step" : "") + ")");
+  if (usesStep)
+    out.line("const Comp sc_t = static_cast<Comp>(sc_step);");
   // Point (v, j) of the strip is row v, column j along the last axis; a
   // row's store index is that of its first point.
   auto storeIndex = [&](int v) {
@@ -822,9 +704,9 @@ void StencilEmitter::emitComputeStrip() {
             continue;
           if (pair.empty()) {
             pair = windowName(gk, "pair_") + std::to_string(row - lo);
-            out.line("const stencilc::rt::Pair<Elem> {} = "
+            out.line("const stencilc::rt::Pair<{}> {} = "
                      "stencilc::rt::loadPair(&src_{}[{}]);",
-                     pair, name(gk.first), index);
+                     elemOf(gk.first), pair, name(gk.first), index);
           }
           out.line("const Comp {}{} = "
                    "stencilc::rt::Convert<Comp>::from({}.{});",
@@ -852,7 +734,8 @@ void StencilEmitter::emitComputeStrip() {
   auto emitStore = [&](int g, int v,
                        const std::function<std::string(int)> &valueOf) {
     auto conv = [&](int j) {
-      return "stencilc::rt::Convert<Elem>::from(" + valueOf(j) + ")";
+      return "stencilc::rt::Convert<" + elemOf(g) + ">::from(" + valueOf(j) +
+             ")";
     };
     if (C == 1)
       out.line("dst_{}[{}] = {};", name(g), storeIndex(v), conv(0));
@@ -967,6 +850,14 @@ void StencilEmitter::emitComputeStrip() {
             if (!s.grids[n.index].updated)
               return roRead(n, v, j);
             return value(n.index, n.offset, v, j);
+          },
+          "double",
+          [&](const Node &n) {
+            // Strips lie inside the domain: coordinates need no wrap.
+            return coordText(n, [&](int a) {
+              return plus("g" + std::to_string(a),
+                          (a == 0 ? v : 0) + (a == L ? j : 0));
+            });
           });
     for (const Update &u : s.updates)
       emitStore(u.grid, v, [&](int j) { return pointName(u.root, v, j); });
@@ -1015,10 +906,17 @@ void StencilEmitter::emitKernel() {
     out.line("const int sc_shift = (kFuse - sc_nt) * kR{} & 1;", last);
     shift = "sc_shift + ";
   }
-  for (size_t k = 0; k < updated.size(); ++k)
-    out.line("Elem *const s_{} = reinterpret_cast<Elem *>(sc_smem) + {}{} * "
-             "kBufStride;",
-             name(updated[k]), shift, 2 * k);
+  for (size_t k = 0; k < updated.size(); ++k) {
+    int g = updated[k];
+    if (mixedUpdated())
+      out.line("{0} *const s_{1} = reinterpret_cast<{0} *>(sc_smem + "
+               "kOff_{1}){2};",
+               elemOf(g), name(g), shift.empty() ? "" : " + sc_shift");
+    else
+      out.line("Elem *const s_{} = reinterpret_cast<Elem *>(sc_smem) + {}{} "
+               "* kBufStride;",
+               name(g), shift, 2 * k);
+  }
   if (tcPlan) {
     // Tiles the tensor-core kernel covers whole are its alone: the blocks
     // are the other tiles only, the frame around that hole.
@@ -1059,10 +957,10 @@ void StencilEmitter::emitKernel() {
     auto steps = out.scope("for (int sc_s = 1; sc_s <= sc_nt; ++sc_s)");
     out.line("const int sc_src = (sc_s - 1) & 1;");
     for (int g : updated) {
-      out.line("const Elem *const src_{0} = s_{0} + sc_src * kBufStride;",
-               name(g));
-      out.line("Elem *const dst_{0} = s_{0} + (sc_src ^ 1) * kBufStride;",
-               name(g));
+      out.line("const {1} *const src_{0} = s_{0} + sc_src * kBufStride;",
+               name(g), elemOf(g));
+      out.line("{1} *const dst_{0} = s_{0} + (sc_src ^ 1) * kBufStride;",
+               name(g), elemOf(g));
     }
     for (int a = 0; a < D; ++a)
       out.line("const int m{0} = (sc_nt - sc_s) * kR{0}, lo{0} = kH{0} - m{0}, "
@@ -1074,6 +972,8 @@ void StencilEmitter::emitKernel() {
     std::string coords =
         axes([](int a) { return "l" + std::to_string(a); }) + ", " +
         axes([](int a) { return "g" + std::to_string(a); });
+    // The step index of step sc_s, for stencils that read t.
+    const std::string args = usesStep ? ", a, a.t0 + sc_s - 1" : ", a";
     // Work items of the interior: strips times the points of the other
     // axes, the last one counted in strips of kC columns.
     const int L = D - 1, C = plan.stripCols;
@@ -1127,7 +1027,8 @@ void StencilEmitter::emitKernel() {
       if (plan.strip == 1) {
         out.line("// Near the domain's edge: point by point, through the "
                  "boundary conditions.");
-        workLoop(points, "", "computeStep<true>(" + bufs + coords + ", a);");
+        workLoop(points, "",
+                 "computeStep<true>(" + bufs + coords + args + ");");
       } else {
         // A strip whose points and reads all lie kE or more inside the
         // domain computes as in the interior; only the others pay for the
@@ -1161,8 +1062,8 @@ void StencilEmitter::emitKernel() {
                  "domain as in the interior;\n// then the columns of the "
                  "others, one a thread, through the boundary conditions.");
         workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
-                 "if (" + inside + ")\n  computeStrip(" + bufs + coords +
-                     ", a);");
+                 "if (" + inside + ")\n  computeStrip(" + bufs + coords + args +
+                     ");");
         out.line("__syncthreads();");
         auto loop = out.scope(
             fmt::format("for (int sc_p = threadIdx.x; sc_p < sc_count{}; "
@@ -1173,14 +1074,15 @@ void StencilEmitter::emitKernel() {
         decode(" * kV");
         out.line("if ({})\n  continue;", inside);
         out.line("for (int sc_v = 0; sc_v < kV; ++sc_v)\n  "
-                 "computeStep<true>({}{}, a);",
-                 bufs, shifted);
+                 "computeStep<true>({}{}{});",
+                 bufs, shifted, args);
       }
     }
     {
       auto interior = out.scope("else");
       if (plan.strip == 1) {
-        workLoop(points, "", "computeStep<false>(" + bufs + coords + ", a);");
+        workLoop(points, "",
+                 "computeStep<false>(" + bufs + coords + args + ");");
       } else {
         if (C > 1)
           out.line("// Inside: strips of kV x kC points, consecutive threads "
@@ -1190,7 +1092,7 @@ void StencilEmitter::emitKernel() {
           out.line("// Inside: strips of kV points along axis 0, consecutive "
                    "threads on consecutive columns.");
         workLoop("(w0 + kV - 1) / kV * " + inner, " * kV",
-                 "computeStrip(" + bufs + coords + ", a);");
+                 "computeStrip(" + bufs + coords + args + ");");
       }
     }
     out.line("__syncthreads();");
@@ -1232,7 +1134,7 @@ void StencilEmitter::emitBoxLoad() {
   // Declares `q`, the global coordinate along axis a of grid `grid` at
   // box coordinate `l`.
   auto periodic = [](const Grid &grid, int a) {
-    return grid.boundary[a].kind == BoundaryKind::Periodic;
+    return grid.boundary[a].periodic();
   };
   auto coord = [&](const Grid &grid, int a, const std::string &q,
                    const std::string &l) {
@@ -1249,7 +1151,10 @@ void StencilEmitter::emitBoxLoad() {
   };
   auto gidx = linear([](int a) { return "q" + std::to_string(a); },
                      [&](int a) { return addr.extent(a); });
-  auto zero = std::string("stencilc::rt::Convert<Elem>::from(0.0f)");
+  auto zero = [&](const Grid &grid) {
+    return "stencilc::rt::Convert<" + elemOf(s.findGrid(grid.name)) +
+           ">::from(0.0f)";
+  };
   // The element loop of the box, one element per work item.
   auto elementLoop = [&]() {
     auto loop = out.scope(
@@ -1265,7 +1170,7 @@ void StencilEmitter::emitBoxLoad() {
         coord(grid, a, "q" + std::to_string(a), "l" + std::to_string(a));
       out.line("const bool in = {};", inDomain(grid, 0, D));
       out.line("s_{}[i] = in ? a.in_{}[{}] : {};", grid.name, grid.name, gidx,
-               zero);
+               zero(grid));
     }
   };
   if (!vec) {
@@ -1285,7 +1190,7 @@ void StencilEmitter::emitBoxLoad() {
     auto batches = out.scope("for (int i0 = threadIdx.x; i0 < kBoxChunks; "
                              "i0 += kBatch * kThreads)");
     for (int g : updated)
-      out.line("stencilc::rt::Chunk<Elem> v_{}[kBatch];", name(g));
+      out.line("stencilc::rt::Chunk<{}> v_{}[kBatch];", elemOf(g), name(g));
     std::string l = "l" + std::to_string(L);
     // Declares the box coordinates l<a> of chunk i.
     auto chunkCoords = [&]() {
@@ -1367,7 +1272,7 @@ void StencilEmitter::emitBoxLoad() {
           },
           [&](int a) { return addr.extent(a); });
       out.line("s_{0}[{1}] = {2} ? a.in_{0}[{3}] : {4};", grid.name, sidx, ein,
-               eidx, zero);
+               eidx, zero(grid));
     }
   }
   auto fallback = out.scope("else");
@@ -1415,7 +1320,7 @@ void StencilEmitter::emitTileStore() {
         continue;
       }
       auto blk = out.scope("");
-      out.line("stencilc::rt::Chunk<Elem> v;");
+      out.line("stencilc::rt::Chunk<{}> v;", elemOf(g));
       out.line("#pragma unroll");
       out.line("for (int e = 0; e < kVec; ++e)");
       out.line("  v.v[e] = s_{}[sc_res * kBufStride + sc_idx + e];", name(g));
@@ -1452,7 +1357,7 @@ void StencilEmitter::emitTileStore() {
 // that no valid row reads.
 
 /// The ring slot of window row `row`: `row & (kRing - 1)`, parenthesised.
-std::string ringSlot(const std::string &row) {
+static std::string ringSlot(const std::string &row) {
   bool bare = row.find(' ') == std::string::npos;
   return "(" + (bare ? row : "(" + row + ")") + " & (kRing - 1))";
 }
@@ -1462,9 +1367,13 @@ std::vector<int> StencilEmitter::ghostAxes() const {
   if (elem != comp)
     return axesOut;
   const Grid &grid = s.grids[updated.front()];
-  for (int a = 1; a < D; ++a)
-    if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
+  // Axes with one constant dirichlet value on both sides.
+  for (int a = 1; a < D; ++a) {
+    const AxisBoundary &b = grid.boundary[a];
+    if (b.uniform() && b.side[0].kind == BoundaryKind::Dirichlet &&
+        b.side[0].node < 0)
       axesOut.push_back(a);
+  }
   return axesOut;
 }
 
@@ -1538,7 +1447,7 @@ void StencilEmitter::emitStreamLevel(int k) {
   auto vName = [](int i) { return "v" + std::to_string(i); };
   std::string keep;
   for (int a = 0; a < D; ++a)
-    if (grid.boundary[a].kind != BoundaryKind::Periodic)
+    if (!grid.boundary[a].periodic())
       keep += std::string(keep.empty() ? "" : " && ") + "g" +
               std::to_string(a) + " >= 0 && g" + std::to_string(a) +
               " < a.n" + std::to_string(a);
@@ -1662,7 +1571,7 @@ void StencilEmitter::emitStreamKernel() {
   std::string slabIn, slabEdge, mine, depth;
   for (int a = 1; a < D; ++a) {
     std::string i = std::to_string(a);
-    const bool periodic = grid.boundary[a].kind == BoundaryKind::Periodic;
+    const bool periodic = grid.boundary[a].periodic();
     out.line("const long long g{0} = o{0} + l{0};", a);
     out.line("const long long q{} = {};", a, addr.coord(a, periodic, "g" + i));
     slabIn +=
@@ -1689,7 +1598,8 @@ void StencilEmitter::emitStreamKernel() {
           fmt::format("g{0} < 0 || g{0} >= a.n{0}", *it);
       ghost = ghost.empty() ? outside : outside + " || " + ghost;
       value = "(" + outside + ") ? " +
-              literal(grid.boundary[*it].value, compFloat) + " : " + value;
+              literal(grid.boundary[*it].side[0].value, compFloat) + " : " +
+              value;
     }
     out.line("// Columns outside the domain along a dirichlet axis (ghosts) "
              "hold its value in\n// every level: the columns beside them "
@@ -1724,7 +1634,7 @@ void StencilEmitter::emitStreamKernel() {
   out.line("auto sc_window = [](long long v) {{\n"
            "  return static_cast<int>(v < -1 ? -1 : v > kWindow ? kWindow : "
            "v);\n}};");
-  const bool periodic0 = grid.boundary[0].kind == BoundaryKind::Periodic;
+  const bool periodic0 = grid.boundary[0].periodic();
   // Window row of global row r.
   auto fromFirst = [](const std::string &r) {
     return r == "0" ? std::string("-sc_first") : r + " - sc_first";
@@ -1897,6 +1807,13 @@ void StencilEmitter::emitArgsSetup(
     out.line("sc_args.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});",
              p.name, cppElemType(p.type));
   emitRuntimeWeights();
+  if (numBv > 0) {
+    auto block = out.scope("");
+    out.line("// Dirichlet values of parameters, in double, then in Comp.");
+    emitHostBoundaryValues("sc_bv");
+    for (int k = 0; k < numBv; ++k)
+      out.line("sc_args.bv[{0}] = static_cast<Comp>(sc_bv[{0}]);", k);
+  }
 }
 
 void StencilEmitter::emitKernelAttributes() {
@@ -1941,9 +1858,9 @@ void StencilEmitter::emitRun() {
            "cudaErrorInvalidConfiguration;");
   emitKernelAttributes();
   for (int g : updated) {
-    out.line("stencilc::rt::ScratchBuffer<Elem> sc_next{}(scratch.{}, "
+    out.line("stencilc::rt::ScratchBuffer<{}> sc_next{}(scratch.{}, "
              "sc_points, stream);",
-             g, name(g));
+             elemOf(g), g, name(g));
     out.line("STENCILC_TRY(sc_next{}.error());", g);
   }
   emitArgsSetup([](int a) { return "n" + std::to_string(a); }, true);
@@ -1954,8 +1871,8 @@ void StencilEmitter::emitRun() {
              axes([](int a) { return "n" + std::to_string(a); }),
              axes([](int a) { return "kT" + std::to_string(a); }), D);
   for (int g : updated)
-    out.line("Elem *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g,
-             grid(g));
+    out.line("{2} *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g, grid(g),
+             elemOf(g));
   std::optional<TensorCoreEmitter> tc;
   if (tcPlan) {
     tc.emplace(s, *tcPlan, out, elem);
@@ -1966,6 +1883,8 @@ void StencilEmitter::emitRun() {
                           "sc_done += sc_args.nt)");
     out.line("sc_args.nt = static_cast<int>(steps - sc_done < kFuse ? steps - "
              "sc_done : kFuse);");
+    if (usesStep)
+      out.line("sc_args.t0 = sc_done;");
     for (int g : updated)
       out.line("sc_args.in_{0} = sc_cur{1};\nsc_args.out_{0} = sc_nxt{1};",
                name(g), g);
@@ -1990,8 +1909,8 @@ void StencilEmitter::emitRun() {
   for (int g : updated)
     out.line("if (sc_cur{0} != {1})\n  "
              "STENCILC_TRY(cudaMemcpyAsync({1}, sc_cur{0}, sc_points * "
-             "sizeof(Elem), cudaMemcpyDeviceToDevice, stream));",
-             g, grid(g));
+             "sizeof({2}), cudaMemcpyDeviceToDevice, stream));",
+             g, grid(g), elemOf(g));
   out.line("return cudaSuccess;");
   out.dedent();
   out.line("}}");
@@ -2023,6 +1942,7 @@ void StencilEmitter::emitSource() {
       emitStreamKernel();
     } else {
       emitSharedReads();
+      emitFieldFunctions();
       emitComputeStep();
       out.blank();
       if (plan.strip > 1) {
@@ -2057,101 +1977,11 @@ void StencilEmitter::emitSource() {
           {[&](const auto &extent) { emitArgsSetup(extent, false); },
            [&] { emitKernelAttributes(); },
            [&](const std::string &blocks, const std::string &st) {
+             // t of the pass's first step, as run() counts it.
+             if (usesStep)
+               out.line("sc_args.t0 = sc_view.t0;");
              emitPassLaunch(blocks, st);
            }});
-}
-
-void StencilEmitter::emitDriverProblem() {
-  auto ns = out.scope("namespace " + s.name + "::driver",
-                      "} // namespace " + s.name + "::driver");
-  auto st = out.scope("struct Problem", "};");
-  out.line("using Elem = {};", elem);
-  out.line("static constexpr const char *kName = \"{}\";", s.name);
-  out.line("static constexpr int kDims = {};", D);
-  out.line("static constexpr int kNumGrids = {};", s.grids.size());
-  std::string flags;
-  for (size_t g = 0; g < s.grids.size(); ++g)
-    flags += std::string(g ? ", " : "") +
-             (s.grids[g].updated ? "true" : "false");
-  out.line("static constexpr bool kUpdated[kNumGrids] = {{{}}};", flags);
-  std::string names;
-  for (size_t g = 0; g < s.grids.size(); ++g)
-    names += std::string(g ? ", " : "") + "\"" + s.grids[g].name + "\"";
-  out.line("static constexpr const char *kGridNames[kNumGrids] = {{{}}};",
-           names);
-  out.line("static constexpr long long kDefaultSteps = {};",
-           s.hints.steps ? *s.hints.steps : 100);
-  out.line("static constexpr int kFuse = {};", plan.fuse);
-  emitBoundConstants();
-  out.blank();
-  {
-    auto fn = out.scope("static cudaError_t run(Elem *const *grids, Elem "
-                        "*const *scratch, const long long *n, long long "
-                        "steps, cudaStream_t stream)");
-    out.line("Scratch sc;");
-    for (int g : updated)
-      out.line("sc.{} = scratch[{}];", name(g), g);
-    std::string args;
-    for (size_t g = 0; g < s.grids.size(); ++g)
-      args += "grids[" + std::to_string(g) + "], ";
-    args += axes([](int a) { return "n[" + std::to_string(a) + "]"; });
-    out.line("return {}::run({}, steps, Params(), stream, sc);", s.name,
-             args);
-  }
-  if (opts.distributed)
-    DistributedEmitter(s, plan, elem, out).emitDriverEntry();
-  out.blank();
-  out.line("/// One float64 time step of every updated grid, on the host.");
-  {
-    auto fn = out.scope("static void referenceStep(const double *const *in, "
-                        "double *const *out, const long long *n)");
-    if (!s.params.empty())
-      out.line("const Params params;");
-    for (const Param &p : s.params)
-      out.line("const double p_{0} = stencilc::rt::param<{1}, "
-               "double>(params.{0});",
-               p.name, cppElemType(p.type));
-    std::vector<std::unique_ptr<Emitter::Scope>> loops;
-    for (int a = 0; a < D; ++a)
-      loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
-          "for (long long g" + std::to_string(a) + " = 0; g" +
-          std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
-          std::to_string(a) + ")")));
-    out.line("const long long sc_idx = {};",
-             linear([](int a) { return "g" + std::to_string(a); },
-                    [](int a) { return "n[" + std::to_string(a) + "]"; }));
-    emitNodes(liveNodes(s.roots()), /*forDevice=*/false,
-              [](int i) { return "v" + std::to_string(i); },
-              [&](const Node &n) {
-      return "gread_" + s.grids[n.index].name + "<double>(in[" +
-             std::to_string(n.index) + "], " +
-             axes([&](int a) {
-               return plus("g" + std::to_string(a), n.offset[a]);
-             }) +
-             ", " +
-             axes([](int a) { return "n[" + std::to_string(a) + "]"; }) + ")";
-    });
-    for (const Update &u : s.updates) {
-      std::string frozen = frozenCondition(u.grid, "n[");
-      if (frozen.empty())
-        out.line("out[{}][sc_idx] = v{};", u.grid, u.root);
-      else
-        out.line("out[{0}][sc_idx] = ({1}) ? in[{0}][sc_idx] : v{2};", u.grid,
-                 frozen, u.root);
-    }
-    while (!loops.empty())
-      loops.pop_back();
-  }
-  out.blank();
-  emitBoundStep();
-}
-
-void StencilEmitter::emitTrackedParams() {
-  for (const Param &p : s.params)
-    out.line("[[maybe_unused]] const T p_{0} = T::param(stencilc::rt::param<"
-             "{1}, double>(params.{0}), stencilc::rt::param<{1}, {2}>(params."
-             "{0}));",
-             p.name, cppElemType(p.type), comp);
 }
 
 void StencilEmitter::emitBoundConstants() {
@@ -2230,142 +2060,7 @@ void StencilEmitter::emitBoundConstants() {
   }
 }
 
-void StencilEmitter::emitBoundStep() {
-  // Reads through each grid's boundary rules, as gread_ but Tracked.
-  for (size_t g = 0; g < s.grids.size(); ++g) {
-    const Grid &grid = s.grids[g];
-    out.line("template <class T>");
-    auto fn = out.scope(
-        "static T tread_" + grid.name + "(const double *v, const double *e, " +
-        axes([](int a) { return "long long q" + std::to_string(a); }) + ", " +
-        axes([](int a) { return "long long n" + std::to_string(a); }) +
-        ", int k)");
-    for (int a = 0; a < D; ++a)
-      if (grid.boundary[a].kind == BoundaryKind::Dirichlet)
-        out.line("if (q{0} < 0 || q{0} >= n{0})\n  return T::template "
-                 "dirichlet<Elem>({1}, k);",
-                 a, literal(grid.boundary[a].value, false));
-    emitIndexMapping(grid);
-    out.line("const long long i = {};",
-             linear([](int a) { return "q" + std::to_string(a); },
-                    [](int a) { return "n" + std::to_string(a); }));
-    out.line("return T::read(v[i], e[i], k);");
-  }
-  out.blank();
-
-  // The nodes: every update's, and the coefficients of the linear ones.
-  std::vector<int> roots = s.roots();
-  bool anyNonlinear = false;
-  for (const Update &u : s.updates) {
-    if (!u.linear) {
-      anyNonlinear = true;
-      continue;
-    }
-    for (const Tap &t : u.linear->taps)
-      roots.push_back(t.coeff);
-    if (u.linear->constant >= 0)
-      roots.push_back(u.linear->constant);
-  }
-  std::vector<int> live = liveNodes(roots), gridFree, perPoint;
-  for (int i : live)
-    (s.graph.isGridFree(i) ? gridFree : perPoint).push_back(i);
-  // Nonlinear updates carry the derivatives of the value by each read, up
-  // to kMaxDerivatives reads; beyond, only the node-by-node bound.
-  constexpr size_t kMaxDerivatives = 64;
-  std::map<int, int> readNumber;
-  std::vector<int> reads;
-  for (int i : perPoint)
-    if (s.graph[i].op == Op::Read)
-      reads.push_back(i);
-  if (anyNonlinear && reads.size() <= kMaxDerivatives)
-    for (size_t k = 0; k < reads.size(); ++k)
-      readNumber[reads[k]] = static_cast<int>(k);
-  auto readOf = [&](int grid, const Offset &off, int number) {
-    return "tread_" + s.grids[grid].name + "<T>(in[" + std::to_string(grid) +
-           "], err[" + std::to_string(grid) + "], " +
-           axes([&](int a) { return plus("g" + std::to_string(a), off[a]); }) +
-           ", " + axes([](int a) { return "n[" + std::to_string(a) + "]"; }) +
-           ", " + std::to_string(number) + ")";
-  };
-
-  out.line("/// One step of the bound E on |gpu - reference| of every updated "
-           "grid: from the\n/// reference's values `in` and their bounds "
-           "`err` to the bounds `errOut` after\n/// the step "
-           "(docs/benchmarks.md, \"Error bounds\").");
-  auto fn = out.scope("static void boundStep(const double *const *in, const "
-                      "double *const *err, double *const *errOut, const long "
-                      "long *n, [[maybe_unused]] const "
-                      "stencilc::rt::TensorCoreRounding &tc)");
-  out.line("using T = stencilc::rt::Tracked<{}, {}>;", comp, readNumber.size());
-  if (!s.params.empty())
-    out.line("const Params params;");
-  emitTrackedParams();
-  auto vName = [](int i) { return "v" + std::to_string(i); };
-  emitNodes(
-      gridFree, /*forDevice=*/false, vName,
-      [](const Node &) { return std::string("0"); }, "T");
-  std::vector<std::unique_ptr<Emitter::Scope>> loops;
-  for (int a = 0; a < D; ++a)
-    loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
-        "for (long long g" + std::to_string(a) + " = 0; g" + std::to_string(a) +
-        " < n[" + std::to_string(a) + "]; ++g" + std::to_string(a) + ")")));
-  out.line("const long long sc_idx = {};",
-           linear([](int a) { return "g" + std::to_string(a); },
-                  [](int a) { return "n[" + std::to_string(a) + "]"; }));
-  emitNodes(
-      perPoint, /*forDevice=*/false, vName,
-      [&](const Node &n) {
-        auto it = readNumber.find(static_cast<int>(&n - &s.graph[0]));
-        return readOf(n.index, n.offset,
-                      it == readNumber.end() ? -1 : it->second);
-      },
-      "T");
-  if (anyNonlinear && !readNumber.empty()) {
-    std::string eps;
-    for (int i : reads)
-      eps += (eps.empty() ? "" : ", ") + vName(i) + ".full";
-    out.line("const double sc_eps[{}] = {{{}}};", reads.size(), eps);
-  }
-  for (const Update &u : s.updates) {
-    std::string frozen = frozenCondition(u.grid, "n[");
-    std::string value;
-    auto blk = out.scope("");
-    if (u.linear) {
-      out.line("stencilc::rt::LinearBound<{}> sc_lb;", comp);
-      for (const Tap &t : u.linear->taps) {
-        // The tap's read node, or a read of its own where the expression
-        // has none (it then reads the same value).
-        std::string x;
-        for (int i : perPoint)
-          if (s.graph[i].op == Op::Read && s.graph[i].index == t.grid &&
-              s.graph[i].offset == t.offset)
-            x = vName(i);
-        if (x.empty()) {
-          x = "sc_x" + std::to_string(&t - &u.linear->taps[0]);
-          out.line("const T {} = {};", x, readOf(t.grid, t.offset, -1));
-        }
-        out.line("sc_lb.tap(v{}, {});", t.coeff, x);
-      }
-      if (u.linear->constant >= 0)
-        out.line("sc_lb.constant(v{});", u.linear->constant);
-      value = "sc_lb.bound(v" + std::to_string(u.root) + ", tc)";
-    } else {
-      value = "stencilc::rt::nonlinearBound(v" + std::to_string(u.root) + ", " +
-              (readNumber.empty() ? "nullptr" : "sc_eps") + ")";
-    }
-    value = "stencilc::rt::storeBound<Elem, " + comp + ">(" + value + ", v" +
-            std::to_string(u.root) + ".v)";
-    if (frozen.empty())
-      out.line("errOut[{}][sc_idx] = {};", u.grid, value);
-    else
-      out.line("errOut[{0}][sc_idx] = ({1}) ? err[{0}][sc_idx] : {2};", u.grid,
-               frozen, value);
-  }
-  while (!loops.empty())
-    loops.pop_back();
-}
-
-std::string headerGuardName(const std::string &header) {
+static std::string headerGuardName(const std::string &header) {
   std::string g = "STENCILC_GENERATED_";
   for (char c : header)
     g += std::isalnum(static_cast<unsigned char>(c))
@@ -2383,8 +2078,6 @@ std::string headerGuardName(const std::string &header) {
 /// 3-D boxes of radius 5 and more (2.3 MB at radius 5, 8.7 MB at radius 8)
 /// until their kernels loop over the taps instead of unrolling them.
 constexpr size_t kMaxStencilSourceBytes = 2 * 1024 * 1024;
-
-} // namespace
 
 /// False, after an internal error, when the emitter met a value with no
 /// literal: the checks of Frontend/Values.h missed it.
@@ -2433,8 +2126,10 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   h.line("#include <cuda_runtime.h>");
   bool f16 = false, bf16 = false;
   for (const Stencil &s : module.stencils) {
-    f16 |= s.elemType == ElemType::F16;
-    bf16 |= s.elemType == ElemType::BF16;
+    for (const Grid &g : s.grids) {
+      f16 |= g.type == ElemType::F16;
+      bf16 |= g.type == ElemType::BF16;
+    }
   }
   if (bf16)
     h.line("#include <cuda_bf16.h>");

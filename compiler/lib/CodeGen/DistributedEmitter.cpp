@@ -149,9 +149,7 @@ void DistributedEmitter::emitDefinition(const DistributedHooks &hooks) {
     std::string p;
     for (int a = 0; a < 3; ++a)
       p += std::string(a ? ", " : "") +
-           (a < D && s.grids[g].boundary[a].kind == BoundaryKind::Periodic
-                ? "true"
-                : "false");
+           (a < D && s.grids[g].boundary[a].periodic() ? "true" : "false");
     periodic += std::string(g ? ", " : "") + "{" + p + "}";
   }
   out.line("// The shape of the exchange: fused steps, a step's radius, the "
@@ -242,15 +240,18 @@ void DistributedEmitter::emitViewRead(const Grid &grid,
   dirichlet();
   std::string in, index;
   for (int a = 0; a < D; ++a) {
-    BoundaryKind k = grid.boundary[a].kind;
-    bool periodic = k == BoundaryKind::Periodic;
+    const AxisBoundary &b = grid.boundary[a];
+    const bool periodic = b.periodic();
     std::string q = "q" + axisText(a);
-    // Clamp and fixed axes move to the edge; periodic ones wrap by the
-    // view's period, not the extent.
+    // Dirichlet sides returned before: what is left outside moves to the
+    // edge (clamp and fixed sides); periodic axes wrap by the view's
+    // period, not the extent.
+    const bool clamps =
+        !periodic && (b.side[0].kind != BoundaryKind::Dirichlet ||
+                      b.side[1].kind != BoundaryKind::Dirichlet);
     std::string at =
-        periodic || k == BoundaryKind::Dirichlet
-            ? q
-            : "stencilc::rt::clampIndex(" + q + ", n" + axisText(a) + ")";
+        clamps ? "stencilc::rt::clampIndex(" + q + ", n" + axisText(a) + ")"
+               : q;
     out.line("{} = {};", q, addr.coord(a, periodic, at));
     in += std::string(a ? " && " : "") + addr.holds(a, periodic, q);
     index = a == 0 ? q

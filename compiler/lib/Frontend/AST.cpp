@@ -5,27 +5,68 @@
 using namespace stencilc;
 using namespace stencilc::ast;
 
+llvm::StringRef ast::opSpelling(char op) {
+  switch (op) {
+  case 'l':
+    return "<=";
+  case 'g':
+    return ">=";
+  case 'e':
+    return "==";
+  case 'n':
+    return "!=";
+  case '&':
+    return "&&";
+  case '|':
+    return "||";
+  case '+':
+    return "+";
+  case '-':
+    return "-";
+  case '*':
+    return "*";
+  case '/':
+    return "/";
+  case '<':
+    return "<";
+  case '>':
+    return ">";
+  case '!':
+    return "!";
+  }
+  return "?";
+}
+
 static void printExpr(const Expr &e, llvm::raw_ostream &os) {
   switch (e.kind) {
   case ExprKind::Number:
     os << e.spelling;
     return;
   case ExprKind::Ref:
-    os << e.name;
+    os << e.name << (e.prime ? "'" : "");
+    return;
+  case ExprKind::Conditional:
+    os << "(? ";
+    printExpr(*e.args[0], os);
+    os << " ";
+    printExpr(*e.args[1], os);
+    os << " ";
+    printExpr(*e.args[2], os);
+    os << ")";
     return;
   case ExprKind::Index:
-    os << e.name << "[";
+    os << e.name << (e.prime ? "'" : "") << "[";
     for (size_t i = 0; i < e.offsets.size(); ++i)
       os << (i ? "," : "") << e.offsets[i].value;
     os << "]";
     return;
   case ExprKind::Unary:
-    os << "(" << e.op << " ";
+    os << "(" << opSpelling(e.op) << " ";
     printExpr(*e.args[0], os);
     os << ")";
     return;
   case ExprKind::Binary:
-    os << "(" << e.op << " ";
+    os << "(" << opSpelling(e.op) << " ";
     printExpr(*e.args[0], os);
     os << " ";
     printExpr(*e.args[1], os);
@@ -47,6 +88,26 @@ static void printExpr(const Expr &e, llvm::raw_ostream &os) {
     }
     os << ")";
     return;
+  }
+}
+
+static void printSpec(const BoundarySpec &b, llvm::raw_ostream &os) {
+  if (!b.pair.empty()) {
+    os << "(";
+    printSpec(b.pair[0], os);
+    os << " ";
+    printSpec(b.pair[1], os);
+    os << ")";
+    return;
+  }
+  os << b.kind.text;
+  if (b.hasParens) {
+    os << "(";
+    for (size_t i = 0; i < b.args.size(); ++i) {
+      os << (i ? " " : "");
+      printExpr(*b.args[i], os);
+    }
+    os << ")";
   }
 }
 
@@ -79,15 +140,8 @@ void ast::print(const Module &module, llvm::raw_ostream &os) {
         printNames(d.names, os);
         os << " :";
         for (const BoundarySpec &b : d.specs) {
-          os << " " << b.kind.text;
-          if (b.hasParens) {
-            os << "(";
-            for (size_t i = 0; i < b.args.size(); ++i) {
-              os << (i ? " " : "");
-              printExpr(*b.args[i], os);
-            }
-            os << ")";
-          }
+          os << " ";
+          printSpec(b, os);
         }
         os << ")";
         break;
@@ -98,6 +152,11 @@ void ast::print(const Module &module, llvm::raw_ostream &os) {
         break;
       case DeclKind::Let:
         os << "(let " << d.names[0].text << " ";
+        printExpr(*d.value, os);
+        os << ")";
+        break;
+      case DeclKind::Stage:
+        os << "(stage " << d.names[0].text << " ";
         printExpr(*d.value, os);
         os << ")";
         break;

@@ -31,6 +31,8 @@ llvm::StringRef stencilc::tokenKindSpelling(TokenKind kind) {
     return "'hint'";
   case TokenKind::KwLet:
     return "'let'";
+  case TokenKind::KwStage:
+    return "'stage'";
   case TokenKind::LBrace:
     return "'{'";
   case TokenKind::RBrace:
@@ -61,6 +63,26 @@ llvm::StringRef stencilc::tokenKindSpelling(TokenKind kind) {
     return "'*'";
   case TokenKind::Slash:
     return "'/'";
+  case TokenKind::Less:
+    return "'<'";
+  case TokenKind::LessEqual:
+    return "'<='";
+  case TokenKind::Greater:
+    return "'>'";
+  case TokenKind::GreaterEqual:
+    return "'>='";
+  case TokenKind::EqualEqual:
+    return "'=='";
+  case TokenKind::BangEqual:
+    return "'!='";
+  case TokenKind::AmpAmp:
+    return "'&&'";
+  case TokenKind::PipePipe:
+    return "'||'";
+  case TokenKind::Bang:
+    return "'!'";
+  case TokenKind::Question:
+    return "'?'";
   }
   return "token";
 }
@@ -156,6 +178,7 @@ Token Lexer::lexIdentifier(const char *start) {
                        .Case("boundary", TokenKind::KwBoundary)
                        .Case("hint", TokenKind::KwHint)
                        .Case("let", TokenKind::KwLet)
+                       .Case("stage", TokenKind::KwStage)
                        .Default(TokenKind::Identifier);
   return make(kind, start);
 }
@@ -167,6 +190,37 @@ Token Lexer::next() {
     return make(TokenKind::Eof, cur);
   const char *start = cur;
   char c = *cur++;
+  // The operators of two characters first.
+  auto followedBy = [&](char next) {
+    if (cur < buffer.end() && *cur == next) {
+      ++cur;
+      return true;
+    }
+    return false;
+  };
+  switch (c) {
+  case '<':
+    return make(followedBy('=') ? TokenKind::LessEqual : TokenKind::Less,
+                start);
+  case '>':
+    return make(followedBy('=') ? TokenKind::GreaterEqual : TokenKind::Greater,
+                start);
+  case '!':
+    return make(followedBy('=') ? TokenKind::BangEqual : TokenKind::Bang,
+                start);
+  case '&':
+    if (followedBy('&'))
+      return make(TokenKind::AmpAmp, start);
+    break;
+  case '|':
+    if (followedBy('|'))
+      return make(TokenKind::PipePipe, start);
+    break;
+  case '?':
+    return make(TokenKind::Question, start);
+  default:
+    break;
+  }
   switch (c) {
   case '{':
     return make(TokenKind::LBrace, start);
@@ -187,7 +241,8 @@ Token Lexer::next() {
   case ':':
     return make(TokenKind::Colon, start);
   case '=':
-    return make(TokenKind::Equal, start);
+    return make(followedBy('=') ? TokenKind::EqualEqual : TokenKind::Equal,
+                start);
   case '\'':
     return make(TokenKind::Prime, start);
   case '+':

@@ -37,6 +37,7 @@ void Parser::recoverToDeclStart() {
     case TokenKind::KwBoundary:
     case TokenKind::KwHint:
     case TokenKind::KwLet:
+    case TokenKind::KwStage:
     case TokenKind::Identifier:
       return;
     case TokenKind::Semicolon:
@@ -129,7 +130,8 @@ StencilDecl Parser::parseStencil() {
   return s;
 }
 
-/// decl ::= gridDecl | paramDecl | boundaryDecl | hintDecl | letDecl | update
+/// decl ::= gridDecl | paramDecl | boundaryDecl | hintDecl | letDecl
+///        | stageDecl | update
 bool Parser::parseDecl(std::vector<Decl> &decls) {
   switch (tok.kind) {
   case TokenKind::KwGrid:
@@ -141,7 +143,9 @@ bool Parser::parseDecl(std::vector<Decl> &decls) {
   case TokenKind::KwHint:
     return parseHintDecl(decls);
   case TokenKind::KwLet:
-    return parseLetDecl(decls);
+    return parseLetDecl(decls, DeclKind::Let);
+  case TokenKind::KwStage:
+    return parseLetDecl(decls, DeclKind::Stage);
   case TokenKind::Identifier:
     return parseUpdate(decls);
   case TokenKind::Error:
@@ -149,7 +153,7 @@ bool Parser::parseDecl(std::vector<Decl> &decls) {
     return false;
   default:
     diags.error(tok.loc, "expected a declaration (grid, param, boundary, "
-                         "hint, let) or an update such as u' = ...;");
+                         "hint, let, stage) or an update such as u' = ...;");
     consume();
     recoverToDeclStart();
     return true;
@@ -225,35 +229,55 @@ bool Parser::parseParamDecl(std::vector<Decl> &decls) {
   return true;
 }
 
+/// spec ::= IDENT ('(' (expr (',' expr)*)? ')')?
+///        | '(' spec ',' spec ')'           (* low side, high side *)
+bool Parser::parseBoundarySpec(BoundarySpec &spec, bool inPair) {
+  if (!inPair && tok.is(TokenKind::LParen)) {
+    spec.kind = {"", tok.loc};
+    consume();
+    spec.pair.resize(2);
+    if (!parseBoundarySpec(spec.pair[0], true))
+      return false;
+    if (!expect(TokenKind::Comma, "between the two sides of an axis, as in "
+                                  "(dirichlet(0), clamp)") ||
+        !parseBoundarySpec(spec.pair[1], true))
+      return false;
+    return expect(TokenKind::RParen,
+                  "after the two sides of an axis (low, high)");
+  }
+  if (!tok.is(TokenKind::Identifier))
+    return expect(TokenKind::Identifier,
+                  "(a boundary condition: dirichlet(c), periodic, clamp or "
+                  "fixed)");
+  spec.kind = {tok.text.str(), tok.loc};
+  consume();
+  if (consumeIf(TokenKind::LParen)) {
+    spec.hasParens = true;
+    if (!tok.is(TokenKind::RParen)) {
+      do {
+        ExprPtr e = parseExpr(0);
+        if (!e)
+          return false;
+        spec.args.push_back(std::move(e));
+      } while (consumeIf(TokenKind::Comma));
+    }
+    if (!expect(TokenKind::RParen, "to close the boundary condition"))
+      return false;
+  }
+  return true;
+}
+
 /// boundaryDecl ::= 'boundary' IDENT (',' IDENT)* ':' spec (',' spec)* ';'
-/// spec         ::= IDENT ('(' (expr (',' expr)*)? ')')?
 bool Parser::parseBoundaryDecl(std::vector<Decl> &decls) {
   Decl d(DeclKind::Boundary, tok.loc);
   consume();
-  if (!parseNameList(d.names, "(a grid name)") ||
+  if (!parseNameList(d.names, "(a grid or stage name)") ||
       !expect(TokenKind::Colon, "after the grid names of a boundary"))
     return false;
   do {
-    if (!tok.is(TokenKind::Identifier))
-      return expect(TokenKind::Identifier,
-                    "(a boundary condition: dirichlet(c), periodic, clamp or "
-                    "fixed)");
     BoundarySpec spec;
-    spec.kind = {tok.text.str(), tok.loc};
-    consume();
-    if (consumeIf(TokenKind::LParen)) {
-      spec.hasParens = true;
-      if (!tok.is(TokenKind::RParen)) {
-        do {
-          ExprPtr e = parseExpr(0);
-          if (!e)
-            return false;
-          spec.args.push_back(std::move(e));
-        } while (consumeIf(TokenKind::Comma));
-      }
-      if (!expect(TokenKind::RParen, "to close the boundary condition"))
-        return false;
-    }
+    if (!parseBoundarySpec(spec, false))
+      return false;
     d.specs.push_back(std::move(spec));
   } while (consumeIf(TokenKind::Comma));
   if (!expect(TokenKind::Semicolon, "after the boundary declaration"))
@@ -279,18 +303,22 @@ bool Parser::parseHintDecl(std::vector<Decl> &decls) {
   return true;
 }
 
-/// letDecl ::= 'let' IDENT '=' expr ';'
-bool Parser::parseLetDecl(std::vector<Decl> &decls) {
-  Decl d(DeclKind::Let, tok.loc);
+/// letDecl   ::= 'let' IDENT '=' expr ';'
+/// stageDecl ::= 'stage' IDENT '=' expr ';'
+bool Parser::parseLetDecl(std::vector<Decl> &decls, DeclKind kind) {
+  Decl d(kind, tok.loc);
+  const char *what = kind == DeclKind::Let ? "let" : "stage";
   consume();
   if (!tok.is(TokenKind::Identifier))
-    return expect(TokenKind::Identifier, "(the name of the let)");
+    return expect(TokenKind::Identifier,
+                  "(the name of the " + std::string(what) + ")");
   d.names.push_back({tok.text.str(), tok.loc});
   consume();
-  if (!expect(TokenKind::Equal, "after the name of the let"))
+  if (!expect(TokenKind::Equal, "after the name of the " + std::string(what)))
     return false;
   d.value = parseExpr(0);
-  if (!d.value || !expect(TokenKind::Semicolon, "after the let"))
+  if (!d.value ||
+      !expect(TokenKind::Semicolon, "after the " + std::string(what)))
     return false;
   decls.push_back(std::move(d));
   return true;
@@ -318,28 +346,90 @@ bool Parser::parseUpdate(std::vector<Decl> &decls) {
   return true;
 }
 
-/// expr ::= term (('+' | '-') term)*
+/// expr ::= or ('?' expr ':' expr)?        (* right-associative *)
 ExprPtr Parser::parseExpr(int depth) {
-  return parseChain(depth, TokenKind::Plus, TokenKind::Minus,
-                    &Parser::parseTerm);
-}
-
-/// term ::= unary (('*' | '/') unary)*
-ExprPtr Parser::parseTerm(int depth) {
-  return parseChain(depth, TokenKind::Star, TokenKind::Slash,
-                    &Parser::parseUnary);
-}
-
-ExprPtr Parser::parseChain(int depth, TokenKind op1, TokenKind op2,
-                           ExprPtr (Parser::*operand)(int)) {
   if (!checkDepth(depth))
     return nullptr;
-  ExprPtr lhs = (this->*operand)(depth);
-  while (lhs && (tok.is(op1) || tok.is(op2))) {
+  ExprPtr cond = parseBinary(depth, 1);
+  if (!cond || !tok.is(TokenKind::Question))
+    return cond;
+  auto e = std::make_unique<Expr>(ExprKind::Conditional, tok.loc);
+  consume();
+  ExprPtr a = parseExpr(depth + 1);
+  if (!a)
+    return nullptr;
+  if (!expect(TokenKind::Colon, "between the two choices of '?' (write "
+                                "c ? a : b)"))
+    return nullptr;
+  ExprPtr b = parseExpr(depth + 1);
+  if (!b)
+    return nullptr;
+  e->args.push_back(std::move(cond));
+  e->args.push_back(std::move(a));
+  e->args.push_back(std::move(b));
+  return e;
+}
+
+/// The binding strength of a binary operator token (0: none) and its code
+/// in the AST (ast::opSpelling).
+static int precedence(TokenKind k, char &code) {
+  switch (k) {
+  case TokenKind::PipePipe:
+    code = '|';
+    return 1;
+  case TokenKind::AmpAmp:
+    code = '&';
+    return 2;
+  case TokenKind::EqualEqual:
+    code = 'e';
+    return 3;
+  case TokenKind::BangEqual:
+    code = 'n';
+    return 3;
+  case TokenKind::Less:
+    code = '<';
+    return 4;
+  case TokenKind::LessEqual:
+    code = 'l';
+    return 4;
+  case TokenKind::Greater:
+    code = '>';
+    return 4;
+  case TokenKind::GreaterEqual:
+    code = 'g';
+    return 4;
+  case TokenKind::Plus:
+    code = '+';
+    return 5;
+  case TokenKind::Minus:
+    code = '-';
+    return 5;
+  case TokenKind::Star:
+    code = '*';
+    return 6;
+  case TokenKind::Slash:
+    code = '/';
+    return 6;
+  default:
+    return 0;
+  }
+}
+
+/// or   ::= and ('||' and)*          and ::= eq ('&&' eq)*
+/// eq   ::= rel (('==' | '!=') rel)*  rel ::= sum (('<' | '<=' | '>' | '>=')
+/// sum)* sum  ::= term (('+' | '-') term)*  term ::= unary (('*' | '/') unary)*
+/// All left-associative; operators binding at least `minPrec` are taken.
+ExprPtr Parser::parseBinary(int depth, int minPrec) {
+  if (!checkDepth(depth))
+    return nullptr;
+  ExprPtr lhs = parseUnary(depth);
+  char code = 0;
+  int prec = 0;
+  while (lhs && (prec = precedence(tok.kind, code)) >= minPrec) {
     auto bin = std::make_unique<Expr>(ExprKind::Binary, tok.loc);
-    bin->op = tok.text[0];
+    bin->op = code;
     consume();
-    ExprPtr rhs = (this->*operand)(depth + 1);
+    ExprPtr rhs = parseBinary(depth + 1, prec + 1);
     if (!rhs)
       return nullptr;
     bin->args.push_back(std::move(lhs));
@@ -352,11 +442,12 @@ ExprPtr Parser::parseChain(int depth, TokenKind op1, TokenKind op2,
   return lhs;
 }
 
-/// unary ::= ('-' | '+') unary | primary
+/// unary ::= ('-' | '+' | '!') unary | primary
 ExprPtr Parser::parseUnary(int depth) {
   if (!checkDepth(depth))
     return nullptr;
-  if (tok.is(TokenKind::Minus) || tok.is(TokenKind::Plus)) {
+  if (tok.is(TokenKind::Minus) || tok.is(TokenKind::Plus) ||
+      tok.is(TokenKind::Bang)) {
     auto un = std::make_unique<Expr>(ExprKind::Unary, tok.loc);
     un->op = tok.text[0];
     consume();
@@ -427,8 +518,8 @@ bool Parser::parseCallArgs(Expr &call, int depth) {
   return expect(TokenKind::RParen, "to close the argument list");
 }
 
-/// primary ::= NUMBER | IDENT | IDENT offsets | IDENT callArgs
-///           | '(' expr ')' | '[' (expr (',' expr)*)? ']'
+/// primary ::= NUMBER | IDENT [ "'" ] | IDENT [ "'" ] offsets
+///           | IDENT callArgs | '(' expr ')' | '[' (expr (',' expr)*)? ']'
 ExprPtr Parser::parsePrimary(int depth) {
   if (!checkDepth(depth))
     return nullptr;
@@ -440,12 +531,21 @@ ExprPtr Parser::parsePrimary(int depth) {
     llvm::SMLoc loc = tok.loc;
     std::string name = tok.text.str();
     consume();
+    // u' is the new value of grid u in this step.
+    bool prime = consumeIf(TokenKind::Prime);
     if (tok.is(TokenKind::LBracket)) {
       auto index = std::make_unique<Expr>(ExprKind::Index, loc);
       index->name = name;
+      index->prime = prime;
       if (!parseOffsets(*index))
         return nullptr;
       return index;
+    }
+    if (prime) {
+      auto ref = std::make_unique<Expr>(ExprKind::Ref, loc);
+      ref->name = name;
+      ref->prime = true;
+      return ref;
     }
     if (tok.is(TokenKind::LParen)) {
       auto call = std::make_unique<Expr>(ExprKind::Call, loc);

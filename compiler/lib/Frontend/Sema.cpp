@@ -3,6 +3,7 @@
 #include "stencilc/Frontend/Sema.h"
 #include "stencilc/Frontend/Values.h"
 #include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/Stages.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringMap.h"
@@ -52,7 +53,24 @@ bool stencilc::isReservedName(llvm::StringRef name) {
 namespace {
 
 /// Invalid: a declaration that failed; uses of it report nothing more.
-enum class SymKind { Grid, Param, Let, Invalid };
+enum class SymKind { Grid, Param, Let, Stage, Invalid };
+
+/// "grid", "parameter", "let", "stage".
+const char *symKindName(SymKind k) {
+  switch (k) {
+  case SymKind::Grid:
+    return "grid";
+  case SymKind::Param:
+    return "parameter";
+  case SymKind::Let:
+    return "let";
+  case SymKind::Stage:
+    return "stage";
+  case SymKind::Invalid:
+    break;
+  }
+  return "name";
+}
 
 struct Symbol {
   SymKind kind;
@@ -76,11 +94,24 @@ private:
   void declareGrids(const Decl &d);
   void declareParam(const Decl &d);
   void applyBoundary(const Decl &d);
+  std::optional<BoundarySide> boundarySide(const ast::BoundarySpec &spec);
+  std::optional<AxisBoundary> axisBoundary(const ast::BoundarySpec &spec);
   void applyHint(const Decl &d);
-  std::optional<double> constantValue(const Expr &e, llvm::StringRef what);
+  /// The value of a constant expression of numbers and + - * /; reports
+  /// what is not one when `report` (else returns nullopt quietly).
+  std::optional<double> constantValue(const Expr &e, llvm::StringRef what,
+                                      bool report = true);
   std::optional<int64_t> integerValue(const Expr &e);
 
   int lower(const Expr &e);
+  /// lower, where a number is needed (not a condition).
+  int lowerNumber(const Expr &e);
+  /// lower, where a condition is needed (not a number).
+  int lowerCondition(const Expr &e);
+  /// A predeclared name: t, i0, i1, i2; -1 when `name` is none of them.
+  int lowerBuiltin(const Expr &e);
+  void declareStage(const Decl &d);
+  void checkStages();
   /// `node`, or -1 after an error when lowering `e` folded it to infinity
   /// or NaN.
   int checkFolded(int node, const Expr &e);
@@ -98,6 +129,17 @@ private:
   /// definition.
   llvm::StringMap<llvm::SMLoc> laterLets;
   std::vector<int> letNodes;
+  /// Stages by name, created before lowering so that boundaries can name
+  /// them; a stage's symbol is declared where it is, in order.
+  llvm::StringMap<int> stageIndex;
+  llvm::StringMap<llvm::SMLoc> laterStages;
+  /// Every name the stencil declares: they hide the predeclared names.
+  llvm::StringSet<> declaredNames;
+  /// Grids whose update has been lowered: their new values may be read.
+  std::vector<bool> updatedSoFar;
+  /// Set while lowering the value of a dirichlet boundary, which may use
+  /// numbers and parameters only.
+  bool inBoundaryValue = false;
   std::vector<const Decl *> gridDecls;
   llvm::StringMap<llvm::SMLoc> updateLocs;
   llvm::StringMap<llvm::SMLoc> hintLocs;
@@ -167,15 +209,6 @@ void StencilSema::declareGrids(const Decl &d) {
         declareInvalid(n);
         continue;
       }
-      if (*type != s.elemType) {
-        diags.error(d.type.name.loc,
-                    "grid '" + n.text + "' has element type " +
-                        elemTypeName(*type) + " but grid '" + first.name +
-                        "' has " + elemTypeName(s.elemType) +
-                        "; all grids of a stencil share one element type");
-        declareInvalid(n);
-        continue;
-      }
     }
     if (!declare(n, SymKind::Grid, static_cast<int>(s.grids.size())))
       continue;
@@ -184,28 +217,33 @@ void StencilSema::declareGrids(const Decl &d) {
     g.loc = n.loc;
     g.type = *type;
     g.boundary.assign(dims, AxisBoundary{});
+    if (s.grids.empty())
+      s.elemType = *type;
     s.dims = dims;
-    s.elemType = *type;
     s.grids.push_back(g);
   }
 }
 
-std::optional<double> StencilSema::constantValue(const Expr &e,
-                                                 llvm::StringRef what) {
+std::optional<double>
+StencilSema::constantValue(const Expr &e, llvm::StringRef what, bool report) {
   switch (e.kind) {
   case ExprKind::Number:
     return e.number;
   case ExprKind::Unary: {
-    auto v = constantValue(*e.args[0], what);
+    if (e.op == '!')
+      break;
+    auto v = constantValue(*e.args[0], what, report);
     if (!v)
       return std::nullopt;
     return e.op == '-' ? -*v : *v;
   }
   case ExprKind::Binary: {
-    auto a = constantValue(*e.args[0], what);
+    if (e.op != '+' && e.op != '-' && e.op != '*' && e.op != '/')
+      break;
+    auto a = constantValue(*e.args[0], what, report);
     if (!a)
       return std::nullopt;
-    auto b = constantValue(*e.args[1], what);
+    auto b = constantValue(*e.args[1], what, report);
     if (!b)
       return std::nullopt;
     switch (e.op) {
@@ -220,9 +258,11 @@ std::optional<double> StencilSema::constantValue(const Expr &e,
     }
   }
   default:
-    diags.error(e.loc, what + " must be a constant number");
-    return std::nullopt;
+    break;
   }
+  if (report)
+    diags.error(e.loc, what + " must be a constant number");
+  return std::nullopt;
 }
 
 void StencilSema::declareParam(const Decl &d) {
@@ -272,84 +312,156 @@ std::optional<int64_t> StencilSema::integerValue(const Expr &e) {
   return negative ? -v : v;
 }
 
-void StencilSema::applyBoundary(const Decl &d) {
-  std::vector<AxisBoundary> axes;
-  for (const BoundarySpec &spec : d.specs) {
-    AxisBoundary b;
-    llvm::StringRef kind = spec.kind.text;
-    if (kind == "dirichlet") {
-      b.kind = BoundaryKind::Dirichlet;
-      if (spec.args.size() != 1) {
-        diags.error(spec.kind.loc,
-                    "'dirichlet' takes one constant value, as in "
-                    "dirichlet(0.0)");
-        return;
-      }
-      auto v = constantValue(*spec.args[0], "the value of a dirichlet boundary");
-      if (!v)
-        return;
+/// One side's condition: `dirichlet(v)`, `periodic`, `clamp` or `fixed`.
+/// A dirichlet value is a constant expression, or one of parameters.
+std::optional<BoundarySide>
+StencilSema::boundarySide(const ast::BoundarySpec &spec) {
+  BoundarySide b;
+  llvm::StringRef kind = spec.kind.text;
+  if (kind == "dirichlet") {
+    b.kind = BoundaryKind::Dirichlet;
+    if (spec.args.size() != 1) {
+      diags.error(spec.kind.loc, "'dirichlet' takes one constant value, as in "
+                                 "dirichlet(0.0)");
+      return std::nullopt;
+    }
+    const Expr &arg = *spec.args[0];
+    b.valueLoc = arg.loc;
+    if (auto v = constantValue(arg, "", /*report=*/false)) {
       if (!std::isfinite(*v)) {
-        diags.error(spec.args[0]->loc, "the value of a dirichlet boundary is "
-                                       "not a finite number");
-        return;
+        diags.error(arg.loc, "the value of a dirichlet boundary is not a "
+                             "finite number");
+        return std::nullopt;
       }
       b.value = *v;
-      b.valueLoc = spec.args[0]->loc;
-    } else if (kind == "periodic" || kind == "clamp" || kind == "fixed") {
-      b.kind = kind == "periodic" ? BoundaryKind::Periodic
-               : kind == "clamp"  ? BoundaryKind::Clamp
-                                  : BoundaryKind::Fixed;
-      if (spec.hasParens) {
-        diags.error(spec.kind.loc, "'" + kind + "' takes no arguments");
-        return;
-      }
-    } else {
-      std::string hint;
-      llvm::StringRef best = closestMatch(
-          kind, {"dirichlet", "periodic", "clamp", "fixed"});
-      if (!best.empty())
-        hint = "; did you mean '" + best.str() + "'?";
-      diags.error(spec.kind.loc, "unknown boundary condition '" + kind +
-                                     "'; expected dirichlet(c), periodic, "
-                                     "clamp or fixed" + hint);
-      return;
+      return b;
     }
-    axes.push_back(b);
+    // Built from parameters: the host evaluates it at every run().
+    inBoundaryValue = true;
+    int node = lowerNumber(arg);
+    inBoundaryValue = false;
+    if (node < 0)
+      return std::nullopt;
+    if (!s.graph.isGridFree(node)) {
+      diags.error(arg.loc, "the value of a dirichlet boundary must be built "
+                           "from numbers and parameters only");
+      return std::nullopt;
+    }
+    std::vector<double> defaults;
+    for (const Param &p : s.params)
+      defaults.push_back(roundTo(p.type, p.defaultValue));
+    b.value = evaluateGridFree(s.graph, node, defaults);
+    if (s.graph[node].op != Op::Const)
+      b.node = node;
+    return b;
+  }
+  if (kind == "periodic" || kind == "clamp" || kind == "fixed") {
+    b.kind = kind == "periodic" ? BoundaryKind::Periodic
+             : kind == "clamp"  ? BoundaryKind::Clamp
+                                : BoundaryKind::Fixed;
+    if (spec.hasParens) {
+      diags.error(spec.kind.loc, "'" + kind + "' takes no arguments");
+      return std::nullopt;
+    }
+    return b;
+  }
+  std::string hint;
+  llvm::StringRef best =
+      closestMatch(kind, {"dirichlet", "periodic", "clamp", "fixed"});
+  if (!best.empty())
+    hint = "; did you mean '" + best.str() + "'?";
+  diags.error(spec.kind.loc, "unknown boundary condition '" + kind +
+                                 "'; expected dirichlet(c), periodic, "
+                                 "clamp or fixed" +
+                                 hint);
+  return std::nullopt;
+}
+
+/// One axis's conditions: one for both sides, or a pair (low, high).
+std::optional<AxisBoundary>
+StencilSema::axisBoundary(const ast::BoundarySpec &spec) {
+  AxisBoundary axis;
+  if (spec.pair.empty()) {
+    std::optional<BoundarySide> b = boundarySide(spec);
+    if (!b)
+      return std::nullopt;
+    axis.side = {*b, *b};
+    return axis;
+  }
+  std::optional<BoundarySide> lo = boundarySide(spec.pair[0]);
+  if (!lo)
+    return std::nullopt;
+  std::optional<BoundarySide> hi = boundarySide(spec.pair[1]);
+  if (!hi)
+    return std::nullopt;
+  if ((lo->kind == BoundaryKind::Periodic) !=
+      (hi->kind == BoundaryKind::Periodic)) {
+    const ast::BoundarySpec &other =
+        lo->kind == BoundaryKind::Periodic ? spec.pair[1] : spec.pair[0];
+    const ast::BoundarySpec &periodic =
+        lo->kind == BoundaryKind::Periodic ? spec.pair[0] : spec.pair[1];
+    diags.error(periodic.kind.loc,
+                "'periodic' joins the two sides of an axis, so it cannot "
+                "pair with '" +
+                    other.kind.text + "'; write periodic alone for the axis");
+    return std::nullopt;
+  }
+  axis.side = {*lo, *hi};
+  return axis;
+}
+
+void StencilSema::applyBoundary(const Decl &d) {
+  std::vector<AxisBoundary> axes;
+  for (const ast::BoundarySpec &spec : d.specs) {
+    std::optional<AxisBoundary> axis = axisBoundary(spec);
+    if (!axis)
+      return;
+    axes.push_back(*axis);
   }
   for (const Name &n : d.names) {
     auto it = symbols.find(n.text);
     bool isLet = laterLets.count(n.text) != 0;
+    auto stage = stageIndex.find(n.text);
     if (it != symbols.end() && it->second.kind == SymKind::Invalid)
       continue;
-    if (it == symbols.end() && !isLet) {
+    if (it == symbols.end() && !isLet && stage == stageIndex.end()) {
       reportUnknownName(n.text, n.loc);
       continue;
     }
-    if (isLet || it->second.kind != SymKind::Grid) {
+    Field *field = nullptr;
+    if (it != symbols.end() && it->second.kind == SymKind::Grid)
+      field = &s.grids[it->second.index];
+    else if (it == symbols.end() && stage != stageIndex.end())
+      field = &s.stages[stage->second];
+    if (!field) {
       diags.error(n.loc, "'" + n.text +
-                             "' is not a grid; only grids have boundary "
-                             "conditions");
+                             "' is not a grid or a stage; only grids and "
+                             "stages have boundary conditions");
       continue;
     }
-    Grid &g = s.grids[it->second.index];
     if (axes.size() != 1 && axes.size() != static_cast<size_t>(s.dims)) {
       diags.error(d.specs[0].kind.loc,
-                  "boundary of '" + g.name + "' gives " +
+                  "boundary of '" + field->name + "' gives " +
                       llvm::Twine(axes.size()) + " conditions; a " +
                       llvm::Twine(s.dims) +
                       "-dimensional grid takes 1 (for every axis) or " +
                       llvm::Twine(s.dims) + " (one per axis)");
       continue;
     }
-    if (g.hasBoundary) {
-      diags.error(n.loc, "boundary of grid '" + g.name + "' is already defined");
-      diags.note(g.boundaryLoc, "previous definition is here");
+    if (field->hasBoundary) {
+      diags.error(n.loc, "boundary of " +
+                             std::string(stage != stageIndex.end() &&
+                                                 it == symbols.end()
+                                             ? "stage"
+                                             : "grid") +
+                             " '" + field->name + "' is already defined");
+      diags.note(field->boundaryLoc, "previous definition is here");
       continue;
     }
     for (int a = 0; a < s.dims; ++a)
-      g.boundary[a] = axes.size() == 1 ? axes[0] : axes[a];
-    g.hasBoundary = true;
-    g.boundaryLoc = n.loc;
+      field->boundary[a] = axes.size() == 1 ? axes[0] : axes[a];
+    field->hasBoundary = true;
+    field->boundaryLoc = n.loc;
   }
 }
 
@@ -434,12 +546,67 @@ void StencilSema::reportUnknownName(llvm::StringRef name, llvm::SMLoc loc) {
     diags.error(loc, "unknown name '" + name + "'");
 }
 
+int StencilSema::lowerBuiltin(const Expr &e) {
+  // A declared name hides the predeclared one in the whole stencil.
+  if (declaredNames.count(e.name))
+    return -2;
+  const std::string &n = e.name;
+  bool step = n == "t";
+  bool coord = n.size() == 2 && n[0] == 'i' && n[1] >= '0' && n[1] <= '2';
+  if (!step && !coord)
+    return -2;
+  if (inBoundaryValue) {
+    diags.error(e.loc, "the value of a dirichlet boundary must be built from "
+                       "numbers and parameters only, not '" +
+                           n + "'");
+    return -1;
+  }
+  const char *what = step ? "the step index" : "a coordinate of the point";
+  if (e.kind == ExprKind::Index || e.prime) {
+    diags.error(e.loc,
+                "'" + n + "' is " + what + ", not a grid, and " +
+                    (e.prime ? "has no new value" : "cannot be indexed"));
+    return -1;
+  }
+  if (step)
+    return s.graph.leaf(Op::Step, 0, Offset{0, 0, 0}, e.loc);
+  int axis = n[1] - '0';
+  if (axis >= s.dims) {
+    diags.error(e.loc, "'" + n + "' is the coordinate along axis " +
+                           llvm::Twine(axis) + ", but stencil '" + s.name +
+                           "' has " + llvm::Twine(s.dims) +
+                           (s.dims == 1 ? " dimension" : " dimensions"));
+    return -1;
+  }
+  return s.graph.leaf(Op::Coord, axis, Offset{0, 0, 0}, e.loc);
+}
+
 int StencilSema::lowerRef(const Expr &e) {
   auto it = symbols.find(e.name);
   if (it == symbols.end()) {
+    int builtin = lowerBuiltin(e);
+    if (builtin != -2)
+      return builtin;
+    auto stage = laterStages.find(e.name);
+    if (stage != laterStages.end()) {
+      diags.error(e.loc, "'" + e.name + "' is used before its stage");
+      diags.note(stage->second, "'" + e.name + "' is defined here");
+      return -1;
+    }
     reportUnknownName(e.name, e.loc);
     return -1;
   }
+  if (it->second.kind == SymKind::Invalid)
+    return -1; // Its declaration was reported.
+  if (inBoundaryValue && it->second.kind != SymKind::Param) {
+    diags.error(e.loc, "the value of a dirichlet boundary must be built from "
+                       "numbers and parameters only, not " +
+                           std::string(symKindName(it->second.kind)) + " '" +
+                           e.name + "'");
+    return -1;
+  }
+  if (e.prime)
+    return lowerIndex(e);
   switch (it->second.kind) {
   case SymKind::Grid:
     return s.graph.read(it->second.index, Offset{0, 0, 0}, e.loc);
@@ -447,8 +614,11 @@ int StencilSema::lowerRef(const Expr &e) {
     return s.graph.param(it->second.index, e.loc);
   case SymKind::Let:
     return letNodes[it->second.index];
+  case SymKind::Stage:
+    return s.graph.leaf(Op::StageRead, it->second.index, Offset{0, 0, 0},
+                        e.loc);
   case SymKind::Invalid:
-    return -1; // Its declaration was reported.
+    return -1;
   }
   return -1;
 }
@@ -456,39 +626,83 @@ int StencilSema::lowerRef(const Expr &e) {
 int StencilSema::lowerIndex(const Expr &e) {
   auto it = symbols.find(e.name);
   if (it == symbols.end()) {
+    int builtin = lowerBuiltin(e);
+    if (builtin != -2)
+      return builtin;
+    auto stage = laterStages.find(e.name);
+    if (stage != laterStages.end()) {
+      diags.error(e.loc, "'" + e.name + "' is used before its stage");
+      diags.note(stage->second, "'" + e.name + "' is defined here");
+      return -1;
+    }
     reportUnknownName(e.name, e.loc);
     return -1;
   }
   if (it->second.kind == SymKind::Invalid)
     return -1;
-  if (it->second.kind != SymKind::Grid) {
+  if (inBoundaryValue) {
+    diags.error(e.loc, "the value of a dirichlet boundary must be built from "
+                       "numbers and parameters only, not " +
+                           std::string(symKindName(it->second.kind)) + " '" +
+                           e.name + "'");
+    return -1;
+  }
+  SymKind kind = it->second.kind;
+  if (e.prime && kind != SymKind::Grid) {
+    diags.error(e.loc, "'" + e.name + "' is a " + symKindName(kind) +
+                           "; only a grid has a new value (" + e.name +
+                           "' reads it)");
+    return -1;
+  }
+  if (kind != SymKind::Grid && kind != SymKind::Stage) {
     diags.error(e.loc, "'" + e.name + "' is a " +
-                           (it->second.kind == SymKind::Param ? "parameter"
-                                                              : "let") +
+                           (kind == SymKind::Param ? "parameter" : "let") +
                            ", not a grid, and cannot be indexed");
     return -1;
   }
-  if (e.offsets.size() != static_cast<size_t>(s.dims)) {
-    diags.error(e.loc, "grid '" + e.name + "' has " + llvm::Twine(s.dims) +
-                           (s.dims == 1 ? " dimension" : " dimensions") +
-                           " but " + llvm::Twine(e.offsets.size()) +
-                           (e.offsets.size() == 1 ? " offset was"
-                                                  : " offsets were") +
-                           " given");
-    return -1;
-  }
   Offset off{0, 0, 0};
-  for (size_t a = 0; a < e.offsets.size(); ++a) {
-    int64_t v = e.offsets[a].value;
-    if (v < -kMaxRadius || v > kMaxRadius) {
-      diags.error(e.offsets[a].loc,
-                  "offset " + e.offsets[a].text +
-                      " exceeds the maximum radius " + llvm::Twine(kMaxRadius));
+  if (e.kind == ExprKind::Index) {
+    if (e.offsets.size() != static_cast<size_t>(s.dims)) {
+      diags.error(
+          e.loc, std::string(symKindName(kind)) + " '" + e.name + "' has " +
+                     llvm::Twine(s.dims) +
+                     (s.dims == 1 ? " dimension" : " dimensions") + " but " +
+                     llvm::Twine(e.offsets.size()) +
+                     (e.offsets.size() == 1 ? " offset was" : " offsets were") +
+                     " given");
       return -1;
     }
-    off[a] = static_cast<int>(v);
+    for (size_t a = 0; a < e.offsets.size(); ++a) {
+      int64_t v = e.offsets[a].value;
+      if (v < -kMaxRadius || v > kMaxRadius) {
+        diags.error(e.offsets[a].loc, "offset " + e.offsets[a].text +
+                                          " exceeds the maximum radius " +
+                                          llvm::Twine(kMaxRadius));
+        return -1;
+      }
+      off[a] = static_cast<int>(v);
+    }
   }
-  return s.graph.read(it->second.index, off, e.loc);
+  int index = it->second.index;
+  if (kind == SymKind::Stage)
+    return s.graph.leaf(Op::StageRead, index, off, e.loc);
+  if (!e.prime)
+    return s.graph.read(index, off, e.loc);
+  // u': the new value, which only a grid updated earlier in the step has.
+  if (!s.grids[index].updated) {
+    diags.error(e.loc, "grid '" + e.name +
+                           "' is not updated, so it has no new value; read " +
+                           e.name + " instead");
+    return -1;
+  }
+  if (!updatedSoFar[index]) {
+    diags.error(e.loc, "the new value of grid '" + e.name +
+                           "' is read before its update; write the update " +
+                           "of '" + e.name + "' first");
+    diags.note(updateLocs.lookup(e.name), "'" + e.name + "' is updated here");
+    return -1;
+  }
+  return s.graph.leaf(Op::NewRead, index, off, e.loc);
 }
 
 static void flattenList(const Expr &e, std::vector<const Expr *> &out) {
@@ -586,7 +800,7 @@ int StencilSema::lowerShorthand(const Expr &e, bool isBox) {
   if (e.args.size() == 3) {
     const Expr &w = *e.args[2];
     if (w.kind != ExprKind::List) {
-      int scalar = lower(w);
+      int scalar = lowerNumber(w);
       if (scalar < 0)
         return -1;
       std::fill(weights.begin(), weights.end(), scalar);
@@ -597,7 +811,7 @@ int StencilSema::lowerShorthand(const Expr &e, bool isBox) {
       flattenList(w, table);
       std::vector<int> lowered;
       for (const Expr *x : table) {
-        int v = lower(*x);
+        int v = lowerNumber(*x);
         if (v < 0)
           return -1;
         lowered.push_back(v);
@@ -665,48 +879,82 @@ int StencilSema::lowerCall(const Expr &e) {
                              " given");
       return -1;
     }
-    int acc = lower(*e.args[0]);
+    int acc = lowerNumber(*e.args[0]);
     for (size_t i = 1; i < e.args.size() && acc >= 0; ++i) {
-      int next = lower(*e.args[i]);
+      int next = lowerNumber(*e.args[i]);
       if (next < 0)
         return -1;
       acc = s.graph.binary(fn == "min" ? Op::Min : Op::Max, acc, next, e.loc);
     }
     return acc;
   }
-  if (fn == "sqrt" || fn == "abs") {
+  static const std::pair<const char *, Op> kUnary[] = {
+      {"sqrt", Op::Sqrt}, {"abs", Op::Abs},    {"exp", Op::Exp},
+      {"log", Op::Log},   {"sin", Op::Sin},    {"cos", Op::Cos},
+      {"tanh", Op::Tanh}, {"floor", Op::Floor}};
+  for (const auto &[name, op] : kUnary) {
+    if (fn != name)
+      continue;
     if (!arity(1))
       return -1;
-    int x = lower(*e.args[0]);
+    int x = lowerNumber(*e.args[0]);
     if (x < 0)
       return -1;
-    return s.graph.unary(fn == "sqrt" ? Op::Sqrt : Op::Abs, x, e.loc);
+    return s.graph.unary(op, x, e.loc);
+  }
+  if (fn == "fma") {
+    if (!arity(3))
+      return -1;
+    int a = lowerNumber(*e.args[0]);
+    int b = a < 0 ? -1 : lowerNumber(*e.args[1]);
+    int c = b < 0 ? -1 : lowerNumber(*e.args[2]);
+    if (c < 0)
+      return -1;
+    return s.graph.ternary(Op::Fma, a, b, c, e.loc);
+  }
+  if (fn == "select") {
+    if (!arity(3))
+      return -1;
+    int c = lowerCondition(*e.args[0]);
+    int a = c < 0 ? -1 : lowerNumber(*e.args[1]);
+    int b = a < 0 ? -1 : lowerNumber(*e.args[2]);
+    if (b < 0)
+      return -1;
+    return s.graph.ternary(Op::Select, c, a, b, e.loc);
   }
   if (fn == "pow") {
     if (!arity(2))
       return -1;
-    auto n = integerValue(*e.args[1]);
-    if (!n || *n < -64 || *n > 64) {
-      diags.error(e.args[1]->loc, "exponent of 'pow' must be an integer "
-                                  "constant from -64 to 64");
-      return -1;
-    }
-    int x = lower(*e.args[0]);
+    int x = lowerNumber(*e.args[0]);
     if (x < 0)
       return -1;
-    if (*n == 0)
-      return s.graph.constant(1.0, e.loc);
-    if (*n == 1)
-      return x;
-    return s.graph.unary(Op::Pow, x, e.loc, static_cast<int>(*n));
+    // An integer literal from -64 to 64 multiplies (exactly as written in
+    // docs/language.md §5); any other exponent is CUDA's pow.
+    auto n = integerValue(*e.args[1]);
+    if (n && *n >= -64 && *n <= 64) {
+      if (*n == 0)
+        return s.graph.constant(1.0, e.loc);
+      if (*n == 1)
+        return x;
+      return s.graph.unary(Op::Pow, x, e.loc, static_cast<int>(*n));
+    }
+    int y = lowerNumber(*e.args[1]);
+    if (y < 0)
+      return -1;
+    return s.graph.binary(Op::PowF, x, y, e.loc);
   }
+  static const char *const kFunctions[] = {
+      "min", "max",  "sqrt",  "abs", "pow",    "exp", "log", "sin",
+      "cos", "tanh", "floor", "fma", "select", "box", "star"};
   std::string hint;
   llvm::StringRef best =
-      closestMatch(fn, {"min", "max", "sqrt", "abs", "pow", "box", "star"});
+      closestMatch(fn, std::vector<llvm::StringRef>(std::begin(kFunctions),
+                                                    std::end(kFunctions)));
   if (!best.empty())
     hint = "; did you mean '" + best.str() + "'?";
   diags.error(e.loc, "unknown function '" + fn +
-                         "'; expected min, max, sqrt, abs, pow, box or star" +
+                         "'; expected min, max, sqrt, abs, pow, exp, log, "
+                         "sin, cos, tanh, floor, fma, select, box or star" +
                          hint);
   return -1;
 }
@@ -721,6 +969,26 @@ int StencilSema::checkFolded(int node, const Expr &e) {
   return -1;
 }
 
+int StencilSema::lowerNumber(const Expr &e) {
+  int v = lower(e);
+  if (v >= 0 && s.graph.isLogical(v)) {
+    diags.error(e.loc, "a condition is not a number; choose a number by it "
+                       "with select(c, a, b) or c ? a : b");
+    return -1;
+  }
+  return v;
+}
+
+int StencilSema::lowerCondition(const Expr &e) {
+  int v = lower(e);
+  if (v >= 0 && !s.graph.isLogical(v)) {
+    diags.error(e.loc, "expected a condition, such as a comparison x > 0, "
+                       "not a number");
+    return -1;
+  }
+  return v;
+}
+
 int StencilSema::lower(const Expr &e) {
   switch (e.kind) {
   case ExprKind::Number:
@@ -730,23 +998,77 @@ int StencilSema::lower(const Expr &e) {
   case ExprKind::Index:
     return lowerIndex(e);
   case ExprKind::Unary: {
-    int x = lower(*e.args[0]);
+    if (e.op == '!') {
+      int c = lowerCondition(*e.args[0]);
+      return c < 0 ? -1 : s.graph.unary(Op::Not, c, e.loc);
+    }
+    int x = lowerNumber(*e.args[0]);
     if (x < 0 || e.op == '+')
       return x;
     return checkFolded(s.graph.unary(Op::Neg, x, e.loc), e);
   }
   case ExprKind::Binary: {
-    int a = lower(*e.args[0]);
+    if (e.op == '&' || e.op == '|') {
+      int a = lowerCondition(*e.args[0]);
+      if (a < 0)
+        return -1;
+      int b = lowerCondition(*e.args[1]);
+      if (b < 0)
+        return -1;
+      return s.graph.binary(e.op == '&' ? Op::And : Op::Or, a, b, e.loc);
+    }
+    int a = lowerNumber(*e.args[0]);
     if (a < 0)
       return -1;
-    int b = lower(*e.args[1]);
+    int b = lowerNumber(*e.args[1]);
     if (b < 0)
       return -1;
-    Op op = e.op == '+'   ? Op::Add
-            : e.op == '-' ? Op::Sub
-            : e.op == '*' ? Op::Mul
-                          : Op::Div;
+    Op op;
+    switch (e.op) {
+    case '+':
+      op = Op::Add;
+      break;
+    case '-':
+      op = Op::Sub;
+      break;
+    case '*':
+      op = Op::Mul;
+      break;
+    case '/':
+      op = Op::Div;
+      break;
+    case '<':
+      op = Op::Lt;
+      break;
+    case 'l':
+      op = Op::Le;
+      break;
+    case '>':
+      op = Op::Gt;
+      break;
+    case 'g':
+      op = Op::Ge;
+      break;
+    case 'e':
+      op = Op::Eq;
+      break;
+    default:
+      op = Op::Ne;
+      break;
+    }
     return checkFolded(s.graph.binary(op, a, b, e.loc), e);
+  }
+  case ExprKind::Conditional: {
+    int c = lowerCondition(*e.args[0]);
+    if (c < 0)
+      return -1;
+    int a = lowerNumber(*e.args[1]);
+    if (a < 0)
+      return -1;
+    int b = lowerNumber(*e.args[2]);
+    if (b < 0)
+      return -1;
+    return s.graph.ternary(Op::Select, c, a, b, e.loc);
   }
   case ExprKind::Call:
     return checkFolded(lowerCall(e), e);
@@ -770,7 +1092,23 @@ void StencilSema::run(const StencilDecl &decl) {
       declareParam(d);
     else if (d.kind == DeclKind::Let)
       laterLets.try_emplace(d.names[0].text, d.names[0].loc);
+    else if (d.kind == DeclKind::Stage &&
+             laterStages.try_emplace(d.names[0].text, d.names[0].loc).second) {
+      // Created now so that boundary declarations can name it.
+      Stage st;
+      st.name = d.names[0].text;
+      st.loc = d.names[0].loc;
+      stageIndex[st.name] = static_cast<int>(s.stages.size());
+      s.stages.push_back(st);
+    }
+    if (d.kind != DeclKind::Boundary && d.kind != DeclKind::Hint &&
+        d.kind != DeclKind::Update)
+      for (const Name &n : d.names)
+        declaredNames.insert(n.text);
   }
+  for (Stage &st : s.stages)
+    st.boundary.assign(std::max(s.dims, 1), AxisBoundary{});
+  updatedSoFar.assign(s.grids.size(), false);
   // Mark updated grids before boundaries, which check 'fixed' against them.
   for (const Decl &d : decl.decls) {
     if (d.kind != DeclKind::Update)
@@ -778,17 +1116,19 @@ void StencilSema::run(const StencilDecl &decl) {
     const Name &target = d.names[0];
     auto it = symbols.find(target.text);
     bool isLet = laterLets.count(target.text) != 0;
+    bool isStage = stageIndex.count(target.text) != 0;
     if (it != symbols.end() && it->second.kind == SymKind::Invalid)
       continue;
-    if (it == symbols.end() && !isLet) {
+    if (it == symbols.end() && !isLet && !isStage) {
       reportUnknownName(target.text, target.loc);
       continue;
     }
-    if (isLet || it->second.kind != SymKind::Grid) {
-      diags.error(target.loc,
-                  "'" + target.text + "' is a " +
-                      (isLet ? "let" : "parameter") +
-                      ", not a grid; only grids can be updated");
+    if (it == symbols.end() || it->second.kind != SymKind::Grid) {
+      diags.error(target.loc, "'" + target.text + "' is a " +
+                                  (isLet     ? "let"
+                                   : isStage ? "stage"
+                                             : "parameter") +
+                                  ", not a grid; only grids can be updated");
       continue;
     }
     auto [prev, inserted] = updateLocs.try_emplace(target.text, target.loc);
@@ -799,13 +1139,15 @@ void StencilSema::run(const StencilDecl &decl) {
     }
     s.grids[it->second.index].updated = true;
   }
+  s.updateTypes(); // The stencil's element type is its first updated grid's.
   for (const Decl &d : decl.decls) {
     if (d.kind == DeclKind::Boundary)
       applyBoundary(d);
     else if (d.kind == DeclKind::Hint)
       applyHint(d);
   }
-  // Lets and updates, in order: a let is visible after its declaration.
+  // Lets, stages and updates, in order: a let or stage is visible after its
+  // declaration, a new value after its update.
   for (const Decl &d : decl.decls) {
     if (d.kind == DeclKind::Let) {
       const Name &n = d.names[0];
@@ -817,19 +1159,44 @@ void StencilSema::run(const StencilDecl &decl) {
       }
       if (declare(n, SymKind::Let, static_cast<int>(letNodes.size())))
         letNodes.push_back(v);
+    } else if (d.kind == DeclKind::Stage) {
+      declareStage(d);
     } else if (d.kind == DeclKind::Update) {
-      int v = lower(*d.value);
+      int v = lowerNumber(*d.value);
       auto it = symbols.find(d.names[0].text);
       if (v < 0 || it == symbols.end() || it->second.kind != SymKind::Grid)
         continue;
       Update u;
       u.grid = it->second.index;
-      u.root = v;
+      u.root = u.written = v;
       u.loc = d.loc;
+      s.order.push_back({false, static_cast<int>(s.updates.size())});
       s.updates.push_back(u);
+      updatedSoFar[u.grid] = true;
     }
   }
   finish(decl);
+}
+
+void StencilSema::declareStage(const Decl &d) {
+  const Name &n = d.names[0];
+  auto idx = stageIndex.find(n.text);
+  bool first = idx != stageIndex.end() && s.stages[idx->second].loc == n.loc;
+  // The stage's own name is not yet visible in its expression.
+  int v = lowerNumber(*d.value);
+  if (first)
+    laterStages.erase(n.text);
+  if (v < 0 || !first) {
+    if (!first)
+      declare(n, SymKind::Stage, -1); // Reports the redefinition.
+    else
+      declareInvalid(n);
+    return;
+  }
+  if (!declare(n, SymKind::Stage, idx->second))
+    return;
+  s.stages[idx->second].root = v;
+  s.order.push_back({true, idx->second});
 }
 
 void StencilSema::finish(const StencilDecl &decl) {
@@ -847,15 +1214,30 @@ void StencilSema::finish(const StencilDecl &decl) {
                                    s.grids[0].name + "' = ...;");
     return;
   }
-  // A grid read off its centre needs a boundary; 'fixed' needs an update.
-  std::vector<bool> live = s.graph.reachable(s.roots());
+  // A grid or stage read off its centre needs a boundary; 'fixed' needs an
+  // updated grid.
+  std::vector<bool> live = s.graph.reachable(s.writtenRoots());
+  std::vector<bool> stageReported(s.stages.size(), false);
   for (size_t i = 0; i < s.graph.size(); ++i) {
     const Node &n = s.graph[i];
-    if (!live[i] || n.op != Op::Read)
+    if (!live[i] || !isReadOp(n.op))
       continue;
-    Grid &g = s.grids[n.index];
     bool offCentre = llvm::any_of(n.offset, [](int o) { return o != 0; });
-    if (offCentre && !g.hasBoundary) {
+    if (!offCentre)
+      continue;
+    if (n.op == Op::StageRead) {
+      Stage &st = s.stages[n.index];
+      if (!st.hasBoundary && !stageReported[n.index]) {
+        diags.error(n.loc, "stage '" + st.name +
+                               "' is read off its centre but has no boundary "
+                               "condition; add one such as boundary " +
+                               st.name + " : clamp;");
+        stageReported[n.index] = true;
+      }
+      continue;
+    }
+    Grid &g = s.grids[n.index];
+    if (!g.hasBoundary) {
       diags.error(n.loc, "grid '" + g.name +
                              "' is read off its centre but has no boundary "
                              "condition; add one such as boundary " +
@@ -865,28 +1247,57 @@ void StencilSema::finish(const StencilDecl &decl) {
   }
   for (Grid &g : s.grids) {
     bool fixed = llvm::any_of(g.boundary, [](const AxisBoundary &b) {
-      return b.kind == BoundaryKind::Fixed;
+      return b.has(BoundaryKind::Fixed);
     });
     if (fixed && !g.updated)
       diags.error(g.boundaryLoc, "'fixed' boundary needs grid '" + g.name +
                                      "' to be updated; use clamp or "
                                      "dirichlet for a read-only grid");
   }
+  for (Stage &st : s.stages) {
+    bool fixed = llvm::any_of(st.boundary, [](const AxisBoundary &b) {
+      return b.has(BoundaryKind::Fixed);
+    });
+    if (fixed)
+      diags.error(st.boundaryLoc,
+                  "'fixed' boundary is for updated grids; stage '" + st.name +
+                      "' is computed anew in every step, so use clamp or "
+                      "dirichlet");
+  }
   if (diags.errorCount() != errorsAtStart)
     return;
   for (Update &u : s.updates) {
-    std::vector<bool> reach = s.graph.reachable({u.root});
+    std::vector<bool> reach = s.graph.reachable({u.written});
     for (size_t i = 0; i < reach.size(); ++i) {
       const Node &n = s.graph[i];
-      if (!reach[i] || n.op != Op::Read)
+      if (!reach[i] || !isReadOp(n.op))
         continue;
       for (int a = 0; a < s.dims; ++a) {
         u.reachLo[a] = std::max(u.reachLo[a], -n.offset[a]);
         u.reachHi[a] = std::max(u.reachHi[a], n.offset[a]);
       }
     }
-    u.linear = extractLinearForm(s.graph, u.root);
   }
+  // Stages and new values inlined: the form every kernel's interior and the
+  // linear form use. A new value is rounded where its grid's type is
+  // narrower than the compute type, which inlining needs to know.
+  s.updateTypes();
+  inlineStages(s);
+  for (Update &u : s.updates)
+    for (int a = 0; a < s.dims; ++a) {
+      int span = std::max(u.spanLo[a], u.spanHi[a]);
+      if (span > kMaxRadius) {
+        diags.error(u.loc, "the update of '" + s.grids[u.grid].name +
+                               "' reaches " + llvm::Twine(span) +
+                               " points along axis " + llvm::Twine(a) +
+                               " through its stages and new values; at most " +
+                               llvm::Twine(kMaxRadius) + " are supported");
+        return;
+      }
+    }
+  for (Update &u : s.updates)
+    u.linear = extractLinearForm(s.graph, u.root);
+  s.updateTypes();
 }
 
 std::optional<Module> stencilc::lowerToIR(const ast::Module &module,

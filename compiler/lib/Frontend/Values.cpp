@@ -23,7 +23,7 @@ namespace {
 class ValueChecker {
 public:
   ValueChecker(const Stencil &s, DiagnosticEngine &diags)
-      : s(s), diags(diags), comp(computeType(s.elemType)) {}
+      : s(s), diags(diags), comp(s.compType) {}
 
   void checkParams();
   void checkDirichlet();
@@ -60,20 +60,28 @@ void ValueChecker::checkParams() {
 }
 
 void ValueChecker::checkDirichlet() {
-  for (const Grid &g : s.grids) {
-    // One condition applied to every axis is reported once.
+  // A grid's dirichlet value stands for the grid outside the domain; a
+  // stage's for the stage, a value of the compute type. A value built from
+  // parameters is checked at their defaults.
+  auto check = [&](const Field &f, ElemType type, const char *what) {
+    // One condition applied to several axes or sides is reported once.
     llvm::SMLoc reported;
-    for (const AxisBoundary &b : g.boundary) {
-      if (b.kind != BoundaryKind::Dirichlet || !std::isfinite(b.value) ||
-          isFiniteIn(g.type, b.value) || b.valueLoc == reported)
-        continue;
-      diags.error(b.valueLoc, "the value of the dirichlet boundary of grid '" +
-                                  g.name + "', " + valueText(b.value) +
-                                  ", is not finite in " + elemTypeName(g.type) +
-                                  range(g.type));
-      reported = b.valueLoc;
-    }
-  }
+    for (const AxisBoundary &axis : f.boundary)
+      for (const BoundarySide &b : axis.side) {
+        if (b.kind != BoundaryKind::Dirichlet || !std::isfinite(b.value) ||
+            isFiniteIn(type, b.value) || b.valueLoc == reported)
+          continue;
+        diags.error(b.valueLoc, "the value of the dirichlet boundary of " +
+                                    std::string(what) + " '" + f.name + "', " +
+                                    valueText(b.value) + ", is not finite in " +
+                                    elemTypeName(type) + range(type));
+        reported = b.valueLoc;
+      }
+  };
+  for (const Grid &g : s.grids)
+    check(g, g.type, "grid");
+  for (const Stage &st : s.stages)
+    check(st, comp, "stage");
 }
 
 void ValueChecker::checkConstants() {
@@ -84,6 +92,8 @@ void ValueChecker::checkConstants() {
   // to infinity or NaN; the coefficients that tap extraction folds are
   // checked here.
   std::vector<int> roots = s.roots();
+  for (int r : s.writtenRoots())
+    roots.push_back(r);
   for (const Update &u : s.updates)
     if (u.linear) {
       for (const Tap &t : u.linear->taps)

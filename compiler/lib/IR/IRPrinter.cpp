@@ -78,7 +78,21 @@ static std::string coefficientText(const Stencil &s, int i, int parentPrec) {
     return "pow(" + coefficientText(s, n.lhs, 0) + ", " +
            std::to_string(n.exponent) + ")";
   case Op::Read:
+  case Op::StageRead:
+  case Op::NewRead:
+  case Op::Step:
+  case Op::Coord:
+  case Op::Round:
     break;
+  default: {
+    // The functions and conditions of parameters, as calls.
+    std::string text = opName(n.op).str() + "(";
+    int k = 0;
+    for (int operand : {n.lhs, n.rhs, n.third})
+      if (operand >= 0)
+        text += (k++ ? ", " : "") + coefficientText(s, operand, 0);
+    return text + ")";
+  }
   }
   return "?";
 }
@@ -87,11 +101,29 @@ std::string stencilc::formatCoefficient(const Stencil &stencil, int node) {
   return coefficientText(stencil, node, 0);
 }
 
-static void printBoundary(const Grid &g, llvm::raw_ostream &os) {
-  for (size_t a = 0; a < g.boundary.size(); ++a) {
-    os << (a ? ", " : "") << boundaryKindName(g.boundary[a].kind);
-    if (g.boundary[a].kind == BoundaryKind::Dirichlet)
-      os << "(" << formatNumber(g.boundary[a].value) << ")";
+static void printSide(const Stencil &s, const BoundarySide &b,
+                      llvm::raw_ostream &os) {
+  os << boundaryKindName(b.kind);
+  if (b.kind == BoundaryKind::Dirichlet)
+    os << "("
+       << (b.node >= 0 ? formatCoefficient(s, b.node) : formatNumber(b.value))
+       << ")";
+}
+
+static void printBoundary(const Stencil &s, const Field &f,
+                          llvm::raw_ostream &os) {
+  for (size_t a = 0; a < f.boundary.size(); ++a) {
+    os << (a ? ", " : "");
+    const AxisBoundary &b = f.boundary[a];
+    if (b.uniform()) {
+      printSide(s, b.side[0], os);
+      continue;
+    }
+    os << "(";
+    printSide(s, b.side[0], os);
+    os << ", ";
+    printSide(s, b.side[1], os);
+    os << ")";
   }
 }
 
@@ -133,7 +165,7 @@ static std::string formatIn(ElemType t, double v) {
 static void printWeights(const Stencil &s, const Update &u,
                          llvm::raw_ostream &os) {
   const std::vector<Tap> &taps = u.linear->taps;
-  const ElemType comp = computeType(s.elemType);
+  const ElemType comp = s.compType;
   const std::string compName = elemTypeName(comp).str();
   std::vector<int> roots;
   for (const Tap &t : taps)
@@ -145,7 +177,7 @@ static void printWeights(const Stencil &s, const Update &u,
   std::vector<double> values, rounded;
   if (constant) {
     values = evaluateGridFreeAll(s.graph, {});
-    rounded = roundedTapWeights(taps, values, roundingTo(s.elemType));
+    rounded = roundedTapWeights(taps, values, roundingTo(s.compType));
   }
   for (size_t k = 0; k < taps.size(); ++k) {
     const Tap &t = taps[k];
@@ -182,8 +214,9 @@ static void printWeights(const Stencil &s, const Update &u,
 }
 
 void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
-  os << "stencil " << s.name << " dims=" << s.dims
-     << " type=" << elemTypeName(s.elemType)
+  os << "stencil " << s.name << " dims=" << s.dims << " type="
+     << (s.mixedTypes() ? "mixed compute=" + elemTypeName(s.compType).str()
+                        : elemTypeName(s.elemType).str())
      << " form=" << (s.isLinear() ? "linear" : "nonlinear")
      << " radius=" << s.radius() << "\n";
   for (const Grid &g : s.grids) {
@@ -191,7 +224,7 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
        << s.dims << "] " << (g.updated ? "updated" : "readonly")
        << " boundary(";
     if (g.hasBoundary)
-      printBoundary(g, os);
+      printBoundary(s, g, os);
     else
       os << "none";
     os << ")\n";
@@ -209,7 +242,10 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
 
   // Live nodes, renumbered densely so the text does not depend on nodes
   // that sema or linear-form extraction created and dropped.
-  std::vector<bool> live = s.graph.reachable(s.roots());
+  std::vector<int> all = s.roots();
+  for (int r : s.writtenRoots())
+    all.push_back(r);
+  std::vector<bool> live = s.graph.reachable(all);
   std::vector<int> number(s.graph.size(), -1);
   int next = 0;
   for (size_t i = 0; i < s.graph.size(); ++i) {
@@ -220,14 +256,34 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
     os << "  %" << number[i] << " = " << opName(n.op);
     switch (n.op) {
     case Op::Const:
-      os << " " << formatNumber(n.value);
+      if (n.logical)
+        os << (n.value != 0 ? " true" : " false");
+      else
+        os << " " << formatNumber(n.value);
       break;
     case Op::Param:
       os << " " << s.params[n.index].name;
       break;
     case Op::Read:
+    case Op::NewRead:
       os << " " << s.grids[n.index].name;
       formatOffset(s, n.offset, os);
+      break;
+    case Op::StageRead:
+      os << " " << s.stages[n.index].name;
+      formatOffset(s, n.offset, os);
+      break;
+    case Op::Step:
+      os << " t";
+      break;
+    case Op::Coord:
+      os << " i" << n.index;
+      if (n.offset[n.index])
+        os << (n.offset[n.index] > 0 ? "+" : "") << n.offset[n.index];
+      break;
+    case Op::Round:
+      os << " %" << number[n.lhs] << " to "
+         << elemTypeName(s.grids[n.index].type);
       break;
     case Op::Pow:
       os << " %" << number[n.lhs] << ", " << n.exponent;
@@ -236,15 +292,31 @@ void stencilc::printIR(const Stencil &s, llvm::raw_ostream &os) {
       os << " %" << number[n.lhs];
       if (n.rhs >= 0)
         os << ", %" << number[n.rhs];
+      if (n.third >= 0)
+        os << ", %" << number[n.third];
       break;
     }
     os << "\n";
   }
+  for (const Stage &st : s.stages) {
+    os << "  stage " << st.name << " = %" << number[st.root] << " boundary(";
+    if (st.hasBoundary)
+      printBoundary(s, st, os);
+    else
+      os << "none";
+    os << ")\n";
+  }
   for (const Update &u : s.updates) {
-    os << "  update " << s.grids[u.grid].name << " = %" << number[u.root]
+    os << "  update " << s.grids[u.grid].name << " = %" << number[u.written]
        << " reach=";
     for (int a = 0; a < s.dims; ++a)
       os << (a ? "," : "") << "-" << u.reachLo[a] << ":+" << u.reachHi[a];
+    if (u.written != u.root) {
+      // The stages and new values inlined: the form the interior uses.
+      os << " inlined=%" << number[u.root] << " span=";
+      for (int a = 0; a < s.dims; ++a)
+        os << (a ? "," : "") << "-" << u.spanLo[a] << ":+" << u.spanHi[a];
+    }
     os << "\n";
     if (!u.linear) {
       os << "  linear " << s.grids[u.grid].name << ": none\n";

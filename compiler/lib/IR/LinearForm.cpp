@@ -114,7 +114,10 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
       f = scale(graph, *lhs, rhs->constant, Op::Div, node.loc);
       break;
     default:
-      // min, max, sqrt, abs and pow of a grid read are not affine.
+      // min, max, sqrt, abs, pow, the other functions and select of a grid
+      // read are not affine, nor are the step and the point's coordinates
+      // (never grid-free): a coefficient is the same at every point and
+      // step.
       return std::nullopt;
     }
     form[i] = std::move(f);
@@ -142,13 +145,16 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
 static double evaluateNode(const Node &n, const std::vector<double> &v,
                            const std::vector<double> &params) {
   double a = n.lhs >= 0 ? v[n.lhs] : 0, b = n.rhs >= 0 ? v[n.rhs] : 0;
+  double c = n.third >= 0 ? v[n.third] : 0;
   if (n.op == Op::Const)
     return n.value;
   if (n.op == Op::Param)
-    return params[n.index];
-  if (n.op == Op::Read)
+    // Callers that know the coefficients they need are constant pass no
+    // parameters; the nodes of parameters then have no value.
+    return static_cast<size_t>(n.index) < params.size() ? params[n.index] : NAN;
+  if (isReadOp(n.op) || n.op == Op::Step || n.op == Op::Coord)
     return NAN; // Not grid-free.
-  return applyOp(n.op, a, b, n.exponent);
+  return applyOp(n, a, b, c);
 }
 
 double stencilc::evaluateGridFree(const ExprGraph &graph, int node,

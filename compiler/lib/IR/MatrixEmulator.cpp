@@ -466,9 +466,10 @@ EmulatedGrid stencilc::emulateOnGrid(const Stencil &s,
   const Grid &grid = s.grids[p.grid];
   const Update *update = s.updateOf(p.grid);
   auto kindOf = [&](int ax) {
-    return ax < static_cast<int>(grid.boundary.size())
-               ? grid.boundary[ax].kind
-               : BoundaryKind::Dirichlet;
+    if (ax >= static_cast<int>(grid.boundary.size()))
+      return BoundaryKind::Dirichlet;
+    const AxisBoundary &b = grid.boundary[ax];
+    return b.has(BoundaryKind::Fixed) ? BoundaryKind::Fixed : b.side[0].kind;
   };
 
   std::vector<double> rounded = params;

@@ -62,7 +62,7 @@ bool stencilc::fuseTemporally(Stencil &s, int steps,
   // (docs/language.md §4.7). Automatic fusion then tries fewer steps. The
   // operand type of the tensor cores, narrower for f16, is planTensorCore's
   // to check: --emit=matrix shows such programs too.
-  ElemType comp = computeType(s.elemType);
+  ElemType comp = s.compType;
   std::vector<int> coeffs;
   for (const auto &[o, c] : current)
     coeffs.push_back(c);
@@ -88,12 +88,15 @@ bool stencilc::fuseTemporally(Stencil &s, int steps,
     f.taps.push_back(Tap{u.grid, o, c});
   f.alpha = static_cast<double>(f.taps.size()) /
             (static_cast<double>(steps) * f.baseTaps);
+  // The fused kernel is exact where every step's inlined form is: `span`
+  // from each non-periodic edge (the reach, where the update reads no
+  // stage or new value).
   const Grid &g = s.grids[u.grid];
   for (int a = 0; a < s.dims; ++a) {
-    if (g.boundary[a].kind == BoundaryKind::Periodic)
+    if (g.boundary[a].periodic())
       continue;
-    f.bandLo[a] = steps * u.reachLo[a];
-    f.bandHi[a] = steps * u.reachHi[a];
+    f.bandLo[a] = steps * u.spanLo[a];
+    f.bandHi[a] = steps * u.spanHi[a];
   }
   s.fused = std::move(f);
   return true;

@@ -70,6 +70,8 @@ struct View {
   long long grain;
   /// 1: the launch computes the hole's tiles; 0: the others.
   int inner;
+  /// The step index t of the pass's first step (steps done before it).
+  long long t0;
 };
 
 constexpr long long kNoWrap = 1LL << 62;
@@ -823,6 +825,7 @@ cudaError_t runDistributed(const Decomposition &d, const Shape<G> &shape,
     auto run = [&](int inner) -> cudaError_t {
       View w = v;
       w.inner = inner;
+      w.t0 = done;
       const long long blocks = viewBlocks(w, shape.dims);
       if (blocks == 0)
         return cudaSuccess;

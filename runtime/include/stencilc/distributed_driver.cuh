@@ -67,7 +67,12 @@ inline bool parseProcs(const char *text, int dims, int *p) {
 }
 
 template <class P> int driverRun(int argc, char **argv, int worldRank) {
+  // stencilc --distributed takes stencils whose grids share one element
+  // type (Sema says so otherwise).
   using Elem = typename P::Elem;
+  for (size_t bytes : P::kElemBytes)
+    if (bytes != sizeof(Elem))
+      return 2;
   constexpr int G = P::kNumGrids;
   constexpr int D = P::kDims;
   std::string lastErrorText;
@@ -149,7 +154,7 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
             "other only\n"
             "  --no-baseline  skip timing run() on one GPU (no "
             "efficiency)\n",
-            argv[0], P::kName, rt::typeName<Elem>(), D);
+            argv[0], P::kName, P::kTypeName, D);
       return 0;
     } else {
       return bad("error: unknown option '%s' (see --help)\n", arg);
@@ -282,13 +287,17 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
     }
     if (root) {
       // run() on one GPU, from the same values.
-      std::vector<std::vector<Elem>> whole(G, std::vector<Elem>(global));
-      for (int g = 0; g < G; ++g)
+      // Each grid's values as P::store rounds them (the reference reads
+      // them through P::load).
+      std::vector<std::vector<unsigned char>> whole(G);
+      for (int g = 0; g < G; ++g) {
+        whole[g].resize(global * sizeof(Elem));
         for (long long i = 0; i < global; ++i)
-          whole[g][i] = rt::Convert<Elem>::from(
-              uniformAt(seed, static_cast<uint64_t>(g * global + i)));
+          P::store(g, whole[g].data(), i,
+                   uniformAt(seed, static_cast<uint64_t>(g * global + i)));
+      }
       rt::DeviceBuffer<Elem> one[G], scratch[G];
-      Elem *onePtrs[G], *scratchPtrs[G];
+      void *onePtrs[G], *scratchPtrs[G];
       for (int g = 0; g < G; ++g) {
         STENCILC_DIST_CHECK(one[g].allocate(global));
         STENCILC_DIST_CHECK(cudaMemcpy(one[g].get(), whole[g].data(),
@@ -425,7 +434,7 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
           bp *= bn[a];
         }
         rt::DeviceBuffer<Elem> bg[G], bs[G];
-        Elem *bgp[G], *bsp[G];
+        void *bgp[G], *bsp[G];
         for (int g = 0; g < G; ++g) {
           STENCILC_DIST_CHECK(bg[g].allocate(bp));
           std::vector<Elem> vals(bp);

@@ -352,6 +352,302 @@ template <int N, class C, int R> Tracked<C, R> ipow(const Tracked<C, R> &x) {
   }
 }
 
+/// E of the next step: `pre` plus the GPU's rounding of the value to Elem,
+/// where Elem is narrower than the compute type C (f16, bf16); f32 and f64
+/// results are already in their grid's type.
+template <class Elem, class C> double storeBound(double pre, double v) {
+  if constexpr (std::is_same_v<Elem, C>)
+    return pre;
+  else
+    return pre + unitRoundoff<Elem>() * (std::fabs(v) + pre) +
+           underflowError<Elem>();
+}
+
+//===----------------------------------------------------------------------===//
+// The functions, conditions and choices of the language (docs/language.md
+// §5), tracked (docs/benchmarks.md, "Error bounds": functions and
+// conditions).
+//===----------------------------------------------------------------------===//
+
+/// The functions whose results are not correctly rounded.
+enum class Fn { Exp, Log, Sin, Cos, Tanh, Pow };
+
+/// The most ulps by which CUDA's function of type C may differ from the
+/// correctly rounded result (CUDA C++ Programming Guide, Mathematical
+/// Functions appendix: float without --use_fast_math, and double). Where
+/// editions of the guide differ, the larger number: sin and cos of double
+/// at 2, powf at 8.
+template <class C> constexpr double gpuUlps(Fn f) {
+  constexpr bool single = std::is_same_v<C, float>;
+  switch (f) {
+  case Fn::Exp:
+    return single ? 2 : 1;
+  case Fn::Log:
+    return 1;
+  case Fn::Sin:
+  case Fn::Cos:
+    return 2;
+  case Fn::Tanh:
+    return single ? 2 : 1;
+  case Fn::Pow:
+    return single ? 8 : 2;
+  }
+  return 8;
+}
+
+/// The ulps the float64 reference's own functions (the host's C library)
+/// may be off the exact value: an assumption, like the tensor cores'
+/// accumulation model; glibc documents at most 2 for these in double on
+/// x86-64.
+constexpr double hostUlps() { return 2; }
+
+/// The error of a function's result y (within prop of the function of the
+/// value the tracked operands stand for) when it is k ulps from the
+/// correctly rounded result: k + 1/2 ulps of y, an ulp being at most
+/// 2 u |y| for a normal y and 2 eta for a subnormal one.
+inline double functionRounded(double prop, double v, double k, double u,
+                              double eta) {
+  return prop + (2 * k + 1) * (u * (std::fabs(v) + prop) + eta);
+}
+
+/// y = f(a) for a function f whose change over an operand bound e is at
+/// most change(e), and whose derivative at a.v is d.
+template <class C, int R, class Change>
+Tracked<C, R> applyFunction(const Tracked<C, R> &a, double v, double d, Fn f,
+                            Change change) {
+  using T = Tracked<C, R>;
+  T t;
+  t.v = v;
+  const double k = gpuUlps<C>(f);
+  t.gpu = functionRounded(change(a.gpu), v, k, T::kU, T::kEta);
+  t.full = functionRounded(change(a.full), v, k, T::kU, T::kEta);
+  t.ref = functionRounded(change(a.ref), v, hostUlps(), T::kUd, T::kEtaD);
+  t.smooth = a.smooth;
+  for (int k = 0; k < R; ++k)
+    t.grad[k] = d * a.grad[k];
+  return t;
+}
+
+template <class C, int R> Tracked<C, R> exp_(const Tracked<C, R> &a) {
+  const double v = std::exp(a.v);
+  // |exp(x + e) - exp(x)| <= exp(x) (exp(e) - 1).
+  return applyFunction(a, v, v, Fn::Exp,
+                       [&](double e) { return v * std::expm1(e); });
+}
+
+template <class C, int R> Tracked<C, R> log_(const Tracked<C, R> &a) {
+  // |log(x') - log(x)| <= -log(1 - e / x) while e < x; beyond, x' may be
+  // 0 or negative and no bound holds.
+  return applyFunction(a, std::log(a.v), 1 / a.v, Fn::Log, [&](double e) {
+    return e < a.v ? -std::log1p(-e / a.v) : INFINITY;
+  });
+}
+
+template <class C, int R> Tracked<C, R> sin_(const Tracked<C, R> &a) {
+  // 1-Lipschitz, and no two values differ by more than 2.
+  return applyFunction(a, std::sin(a.v), std::cos(a.v), Fn::Sin,
+                       [](double e) { return std::min(e, 2.0); });
+}
+
+template <class C, int R> Tracked<C, R> cos_(const Tracked<C, R> &a) {
+  return applyFunction(a, std::cos(a.v), -std::sin(a.v), Fn::Cos,
+                       [](double e) { return std::min(e, 2.0); });
+}
+
+template <class C, int R> Tracked<C, R> tanh_(const Tracked<C, R> &a) {
+  const double v = std::tanh(a.v);
+  return applyFunction(a, v, 1 - v * v, Fn::Tanh,
+                       [](double e) { return std::min(e, 2.0); });
+}
+
+/// floor is exact but jumps: within e of x its values span
+/// floor(x + e) - floor(x - e). The exact operand lies within `ref` of the
+/// reference's, so each bound takes the reference's bound as well.
+template <class C, int R> Tracked<C, R> floor_(const Tracked<C, R> &a) {
+  Tracked<C, R> t;
+  t.v = std::floor(a.v);
+  auto jump = [&](double e) {
+    return std::floor(a.v + e) - std::floor(a.v - e);
+  };
+  t.gpu = jump(a.gpu + a.ref);
+  t.full = jump(a.full + a.ref);
+  t.ref = jump(a.ref);
+  t.smooth = a.smooth && t.full == 0;
+  return t;
+}
+
+/// pow with a real exponent. Where x > 0 beyond its bound, x^y is monotone
+/// in each operand, so its extremes over the operands' bounds lie at the
+/// corners; a negative x with an exact integer y likewise through |x|.
+/// Elsewhere (x' may be 0, or of either sign) no bound holds.
+template <class C, int R>
+Tracked<C, R> powr_(const Tracked<C, R> &x, const Tracked<C, R> &y) {
+  using T = Tracked<C, R>;
+  const double v = std::pow(x.v, y.v);
+  const bool integral = std::floor(y.v) == y.v;
+  auto change = [&](double ex, double ey) {
+    if (ex == 0 && ey == 0)
+      return 0.0;
+    const double m = std::fabs(x.v);
+    if (!(m > ex) || (x.v < 0 && (ey != 0 || !integral)))
+      return static_cast<double>(INFINITY);
+    double worst = 0;
+    for (double xc : {m - ex, m + ex})
+      for (double yc : {y.v - ey, y.v + ey})
+        worst = std::max(worst, std::fabs(std::pow(xc, yc) - std::fabs(v)));
+    return worst;
+  };
+  T t;
+  t.v = v;
+  const double k = gpuUlps<C>(Fn::Pow);
+  t.gpu = functionRounded(change(x.gpu, y.gpu), v, k, T::kU, T::kEta);
+  t.full = functionRounded(change(x.full, y.full), v, k, T::kU, T::kEta);
+  t.ref =
+      functionRounded(change(x.ref, y.ref), v, hostUlps(), T::kUd, T::kEtaD);
+  const double dx = y.v * std::pow(x.v, y.v - 1);
+  const double dy = x.v > 0 ? v * std::log(x.v) : 0;
+  bool yReads = false;
+  for (int k = 0; k < R; ++k) {
+    t.grad[k] = dx * x.grad[k] + dy * y.grad[k];
+    yReads |= y.grad[k] != 0;
+  }
+  t.smooth = x.smooth && y.smooth && (x.v > 0 || !yReads);
+  return t;
+}
+
+/// fma(a, b, c): the product's propagation plus c's, one rounding.
+template <class C, int R>
+Tracked<C, R> fma_(const Tracked<C, R> &a, const Tracked<C, R> &b,
+                   const Tracked<C, R> &c) {
+  using T = Tracked<C, R>;
+  T t;
+  t.v = std::fma(a.v, b.v, c.v);
+  auto prop = [&](double ea, double eb, double ec) {
+    return std::fabs(a.v) * eb + std::fabs(b.v) * ea + ea * eb + ec;
+  };
+  t.gpu = T::rounded(prop(a.gpu, b.gpu, c.gpu), t.v, T::kU, T::kEta);
+  t.full = T::rounded(prop(a.full, b.full, c.full), t.v, T::kU, T::kEta);
+  t.ref = T::rounded(prop(a.ref, b.ref, c.ref), t.v, T::kUd, T::kEtaD);
+  t.smooth = a.smooth && b.smooth && c.smooth;
+  for (int k = 0; k < R; ++k)
+    t.grad[k] = b.v * a.grad[k] + a.v * b.grad[k] + c.grad[k];
+  return t;
+}
+
+/// A condition as the reference decides it (`v`), and whether the GPU
+/// must decide it alike: with exact reads (`sureGpu`), and with each read
+/// off by its bound (`sureFull`). It may not where the operands of a
+/// comparison lie within their bounds of each other: the GPU's and the
+/// reference's operands each lie within full + ref of the reference's
+/// value.
+struct TrackedCond {
+  bool v = false, sureGpu = true, sureFull = true;
+};
+
+/// The comparison `holds` of a and b.
+template <class C, int R>
+TrackedCond compare(const Tracked<C, R> &a, const Tracked<C, R> &b,
+                    bool holds) {
+  TrackedCond c;
+  c.v = holds;
+  const double gap = std::fabs(a.v - b.v);
+  auto sure = [&](double ea, double eb) {
+    const double e = ea + a.ref + eb + b.ref;
+    if (std::isnan(gap) || std::isnan(e))
+      return false;
+    // Operands known exactly compare exactly (equal ones too: i0 < 5 at
+    // i0 = 5); otherwise only a gap wider than both bounds decides.
+    return e == 0 || gap > e;
+  };
+  c.sureGpu = sure(a.gpu, b.gpu);
+  c.sureFull = sure(a.full, b.full);
+  return c;
+}
+template <class C, int R>
+TrackedCond lt_(const Tracked<C, R> &a, const Tracked<C, R> &b) {
+  return compare(a, b, a.v < b.v);
+}
+template <class C, int R>
+TrackedCond le_(const Tracked<C, R> &a, const Tracked<C, R> &b) {
+  return compare(a, b, a.v <= b.v);
+}
+template <class C, int R>
+TrackedCond gt_(const Tracked<C, R> &a, const Tracked<C, R> &b) {
+  return compare(a, b, a.v > b.v);
+}
+template <class C, int R>
+TrackedCond ge_(const Tracked<C, R> &a, const Tracked<C, R> &b) {
+  return compare(a, b, a.v >= b.v);
+}
+template <class C, int R>
+TrackedCond eq_(const Tracked<C, R> &a, const Tracked<C, R> &b) {
+  return compare(a, b, a.v == b.v);
+}
+template <class C, int R>
+TrackedCond ne_(const Tracked<C, R> &a, const Tracked<C, R> &b) {
+  return compare(a, b, a.v != b.v);
+}
+/// a && b is decided where both are, or where one is surely false.
+inline TrackedCond and_(const TrackedCond &a, const TrackedCond &b) {
+  TrackedCond c;
+  c.v = a.v && b.v;
+  c.sureGpu =
+      (a.sureGpu && b.sureGpu) || (a.sureGpu && !a.v) || (b.sureGpu && !b.v);
+  c.sureFull = (a.sureFull && b.sureFull) || (a.sureFull && !a.v) ||
+               (b.sureFull && !b.v);
+  return c;
+}
+inline TrackedCond or_(const TrackedCond &a, const TrackedCond &b) {
+  TrackedCond c;
+  c.v = a.v || b.v;
+  c.sureGpu =
+      (a.sureGpu && b.sureGpu) || (a.sureGpu && a.v) || (b.sureGpu && b.v);
+  c.sureFull =
+      (a.sureFull && b.sureFull) || (a.sureFull && a.v) || (b.sureFull && b.v);
+  return c;
+}
+inline TrackedCond not_(const TrackedCond &a) {
+  TrackedCond c = a;
+  c.v = !a.v;
+  return c;
+}
+
+/// select(c, a, b) takes the choice the reference takes. Where the GPU may
+/// decide otherwise, its value may be the other choice, off the taken
+/// one's exact value by the other's bound plus the distance of the two
+/// exact values, at most |a.v - b.v| + a.ref + b.ref.
+template <class C, int R>
+Tracked<C, R> select_(const TrackedCond &c, const Tracked<C, R> &a,
+                      const Tracked<C, R> &b) {
+  const Tracked<C, R> &taken = c.v ? a : b, &other = c.v ? b : a;
+  Tracked<C, R> t = taken;
+  const double apart = std::fabs(a.v - b.v) + a.ref + b.ref;
+  auto either = [](double x, double y) {
+    return std::isnan(x) || std::isnan(y) ? NAN : std::max(x, y);
+  };
+  if (!c.sureGpu)
+    t.gpu = either(taken.gpu, other.gpu + apart);
+  if (!c.sureFull)
+    t.full = either(taken.full, other.full + apart);
+  t.smooth = taken.smooth && c.sureFull;
+  return t;
+}
+template <class C, int R>
+Tracked<C, R> select_(bool c, const Tracked<C, R> &a, const Tracked<C, R> &b) {
+  return c ? a : b;
+}
+
+/// A value stored in element type E before a later update reads it: the
+/// reference keeps it as it is; the GPU rounds it where E is narrower than
+/// the compute type C.
+template <class E, class C, int R>
+Tracked<C, R> roundVia(const Tracked<C, R> &a) {
+  Tracked<C, R> t = a;
+  t.gpu = storeBound<E, C>(a.gpu, a.v);
+  t.full = storeBound<E, C>(a.full, a.v);
+  return t;
+}
+
 /// The rounding of a tensor-core pass, charged at the step where the pass
 /// starts, at each point p whose one-step taps c_i read u(p + o_i) (zero
 /// for the CUDA cores):
@@ -443,17 +739,6 @@ double nonlinearBound(const Tracked<C, R> &root, const double *eps) {
     prop = std::min(prop, viaGrad);
   }
   return prop + root.ref;
-}
-
-/// E of the next step: `pre` plus the GPU's rounding of the value to Elem,
-/// where Elem is narrower than the compute type C (f16, bf16); f32 and f64
-/// results are already in their grid's type.
-template <class Elem, class C> double storeBound(double pre, double v) {
-  if constexpr (std::is_same_v<Elem, C>)
-    return pre;
-  else
-    return pre + unitRoundoff<Elem>() * (std::fabs(v) + pre) +
-           underflowError<Elem>();
 }
 
 template <class Elem> const char *typeName() {
@@ -622,9 +907,10 @@ template <class P> TensorCoreRounding tensorCoreRounding() {
 /// The float64 host reference of P run for `steps` steps from `host`; with
 /// `bound`, also the bound E on |gpu - reference| of every updated grid
 /// after those steps (zero for read-only grids).
+/// `host` holds each grid's values in its own element type (P::load).
 template <class P>
 std::vector<std::vector<double>>
-referenceRun(const std::vector<std::vector<typename P::Elem>> &host,
+referenceRun(const std::vector<std::vector<unsigned char>> &host,
              const long long *n, long long points, long long steps,
              std::vector<std::vector<double>> *bound = nullptr) {
   constexpr int G = P::kNumGrids;
@@ -632,7 +918,7 @@ referenceRun(const std::vector<std::vector<typename P::Elem>> &host,
   for (int g = 0; g < G; ++g) {
     cur[g].resize(points);
     for (long long i = 0; i < points; ++i)
-      cur[g][i] = Convert<double>::from(host[g][i]);
+      cur[g][i] = P::load(g, host[g].data(), i);
     next[g] = cur[g];
   }
   TensorCoreRounding tc, none;
@@ -653,7 +939,8 @@ referenceRun(const std::vector<std::vector<typename P::Elem>> &host,
         errOut[g] = errNext[g].data();
       }
     }
-    P::referenceStep(in.data(), out.data(), n);
+    // s is the step index t of this step (run() counts from 0).
+    P::referenceStep(in.data(), out.data(), n, s);
     if (bound) {
       // run() starts a pass every kFuse steps; only full passes use the
       // tensor cores.
@@ -676,7 +963,8 @@ referenceRun(const std::vector<std::vector<typename P::Elem>> &host,
           pass.coeffSpread = pass.coeffAbs = 0;
         }
       }
-      P::boundStep(in.data(), errIn.data(), errOut.data(), n, pass);
+      P::boundStep(in.data(), out.data(), errIn.data(), errOut.data(), n, s,
+                   pass);
     }
     for (int g = 0; g < G; ++g)
       if (P::kUpdated[g]) {
@@ -718,7 +1006,6 @@ inline bool meaningful(double relativeBound) {
 }
 
 template <class P> int driverMain(int argc, char **argv) {
-  using Elem = typename P::Elem;
   constexpr int G = P::kNumGrids;
   long long n[3] = {1, 1, 1};
   static const long long kDefault[3][3] = {
@@ -773,7 +1060,7 @@ template <class P> int driverMain(int argc, char **argv) {
           "  --reps   timed runs; the median is reported (0: none)\n"
           "  --min-time=SEC  raise the timed steps until one run "
           "lasts SEC seconds\n",
-          argv[0], P::kName, typeName<Elem>(), P::kDims);
+          argv[0], P::kName, P::kTypeName, P::kDims);
       return 0;
     } else {
       std::fprintf(stderr, "error: unknown option '%s' (see --help)\n", arg);
@@ -788,11 +1075,13 @@ template <class P> int driverMain(int argc, char **argv) {
   for (int a = 0; a < P::kDims; ++a)
     points *= n[a];
 
-  // Fresh random inputs in [0, 1), rounded to the element type.
-  std::vector<std::vector<Elem>> host(G, std::vector<Elem>(points));
-  for (int g = 0; g < G; ++g)
+  // Fresh random inputs in [0, 1), rounded to each grid's element type.
+  std::vector<std::vector<unsigned char>> host(G);
+  for (int g = 0; g < G; ++g) {
+    host[g].resize(points * P::kElemBytes[g]);
     for (long long i = 0; i < points; ++i)
-      host[g][i] = Convert<Elem>::from(uniform01(seed));
+      P::store(g, host[g].data(), i, uniform01(seed));
+  }
 
   if (cpuOnly) {
     std::vector<std::vector<double>> ref =
@@ -809,13 +1098,13 @@ template <class P> int driverMain(int argc, char **argv) {
   }
 
   auto printHeader = [&]() {
-    std::printf("%s %s size=", P::kName, typeName<Elem>());
+    std::printf("%s %s size=", P::kName, P::kTypeName);
     for (int a = 0; a < P::kDims; ++a)
       std::printf("%s%lld", a ? "x" : "", n[a]);
     std::printf(" steps=%lld fuse=%d\n", steps, P::kFuse);
   };
   auto printResultStart = [&]() {
-    std::printf("RESULT stencil=%s type=%s size=", P::kName, typeName<Elem>());
+    std::printf("RESULT stencil=%s type=%s size=", P::kName, P::kTypeName);
     for (int a = 0; a < P::kDims; ++a)
       std::printf("%s%lld", a ? "x" : "", n[a]);
     std::printf(" steps=%lld fuse=%d", steps, P::kFuse);
@@ -849,18 +1138,19 @@ template <class P> int driverMain(int argc, char **argv) {
     return 0;
   }
 
-  DeviceBuffer<Elem> grids[G], scratch[G], initial[G];
-  Elem *gridPtrs[G], *scratchPtrs[G];
+  DeviceBuffer<unsigned char> grids[G], scratch[G], initial[G];
+  void *gridPtrs[G], *scratchPtrs[G];
   for (int g = 0; g < G; ++g) {
-    STENCILC_DRIVER_CHECK(grids[g].allocate(points));
-    STENCILC_DRIVER_CHECK(initial[g].allocate(points));
+    const size_t bytes = points * P::kElemBytes[g];
+    STENCILC_DRIVER_CHECK(grids[g].allocate(bytes));
+    STENCILC_DRIVER_CHECK(initial[g].allocate(bytes));
     STENCILC_DRIVER_CHECK(cudaMemcpy(initial[g].get(), host[g].data(),
-                                     points * sizeof(Elem),
+                                     points * P::kElemBytes[g],
                                      cudaMemcpyHostToDevice));
     gridPtrs[g] = grids[g].get();
     scratchPtrs[g] = nullptr;
     if (P::kUpdated[g]) {
-      STENCILC_DRIVER_CHECK(scratch[g].allocate(points));
+      STENCILC_DRIVER_CHECK(scratch[g].allocate(bytes));
       scratchPtrs[g] = scratch[g].get();
     }
   }
@@ -871,11 +1161,11 @@ template <class P> int driverMain(int argc, char **argv) {
   auto reset = [&]() -> cudaError_t {
     for (int g = 0; g < G; ++g) {
       STENCILC_TRY(cudaMemcpyAsync(gridPtrs[g], initial[g].get(),
-                                   points * sizeof(Elem),
+                                   points * P::kElemBytes[g],
                                    cudaMemcpyDeviceToDevice, stream));
       if (scratchPtrs[g])
         STENCILC_TRY(cudaMemsetAsync(scratchPtrs[g], 0xFF,
-                                     points * sizeof(Elem), stream));
+                                     points * P::kElemBytes[g], stream));
     }
     return cudaSuccess;
   };
@@ -895,19 +1185,20 @@ template <class P> int driverMain(int argc, char **argv) {
     std::vector<std::vector<double>> bounds;
     std::vector<std::vector<double>> cur =
         referenceRun<P>(host, n, points, steps, &bounds);
-    std::vector<Elem> result(points);
+    std::vector<unsigned char> result;
     long long over = 0;
     for (int g = 0; g < G; ++g) {
       if (!P::kUpdated[g])
         continue;
+      result.resize(points * P::kElemBytes[g]);
       STENCILC_DRIVER_CHECK(cudaMemcpy(result.data(), gridPtrs[g],
-                                       points * sizeof(Elem),
+                                       points * P::kElemBytes[g],
                                        cudaMemcpyDeviceToHost));
       GridBound b = summarizeBound(cur[g], bounds[g]);
       double maxDiff = 0;
       bool finite = true;
       for (long long i = 0; i < points; ++i) {
-        double got = Convert<double>::from(result[i]);
+        double got = P::load(g, result.data(), i);
         double want = cur[g][i];
         if (!std::isfinite(got) && std::isfinite(want))
           finite = false;

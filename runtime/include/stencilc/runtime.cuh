@@ -202,6 +202,49 @@ STENCILC_HD double sqrt_(double a) { return sqrt(a); }
 STENCILC_HD float abs_(float a) { return fabsf(a); }
 STENCILC_HD double abs_(double a) { return fabs(a); }
 
+// The functions of the language (docs/language.md §5): CUDA's of the
+// compute type, as nvcc compiles them without --use_fast_math (expf, not
+// __expf). On the host (the CPU emulation, the driver's reference) they are
+// the C library's of the same type.
+STENCILC_HD float exp_(float a) { return expf(a); }
+STENCILC_HD double exp_(double a) { return exp(a); }
+STENCILC_HD float log_(float a) { return logf(a); }
+STENCILC_HD double log_(double a) { return log(a); }
+STENCILC_HD float sin_(float a) { return sinf(a); }
+STENCILC_HD double sin_(double a) { return sin(a); }
+STENCILC_HD float cos_(float a) { return cosf(a); }
+STENCILC_HD double cos_(double a) { return cos(a); }
+STENCILC_HD float tanh_(float a) { return tanhf(a); }
+STENCILC_HD double tanh_(double a) { return tanh(a); }
+STENCILC_HD float floor_(float a) { return floorf(a); }
+STENCILC_HD double floor_(double a) { return floor(a); }
+/// pow with a real exponent.
+STENCILC_HD float powr_(float a, float b) { return powf(a, b); }
+STENCILC_HD double powr_(double a, double b) { return pow(a, b); }
+/// a * b + c, rounded once.
+STENCILC_HD float fma_(float a, float b, float c) { return fmaf(a, b, c); }
+STENCILC_HD double fma_(double a, double b, double c) { return fma(a, b, c); }
+
+// Conditions: IEEE comparisons (false with a NaN operand, but for !=).
+template <class C> STENCILC_HD bool lt_(C a, C b) { return a < b; }
+template <class C> STENCILC_HD bool le_(C a, C b) { return a <= b; }
+template <class C> STENCILC_HD bool gt_(C a, C b) { return a > b; }
+template <class C> STENCILC_HD bool ge_(C a, C b) { return a >= b; }
+template <class C> STENCILC_HD bool eq_(C a, C b) { return a == b; }
+template <class C> STENCILC_HD bool ne_(C a, C b) { return a != b; }
+STENCILC_HD bool and_(bool a, bool b) { return a && b; }
+STENCILC_HD bool or_(bool a, bool b) { return a || b; }
+STENCILC_HD bool not_(bool a) { return !a; }
+/// select(c, a, b): both choices are computed before (they are earlier
+/// values of the expression), so this is a selection, not a branch.
+template <class C> STENCILC_HD C select_(bool c, C a, C b) { return c ? a : b; }
+
+/// x stored in element type E and read back: a new value a later update
+/// reads, as the GPU holds it.
+template <class E, class C> STENCILC_HD C roundVia(C x) {
+  return Convert<C>::from(Convert<E>::from(x));
+}
+
 /// x^N by repeated multiplication, left to right, as the reference does.
 template <int N, class C> STENCILC_HD C ipow(C x) {
   if constexpr (N == 0) {

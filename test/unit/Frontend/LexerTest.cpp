@@ -34,6 +34,26 @@ struct Lexed : test::DiagCapture {
   }
 };
 
+TEST(Lexer, ConditionOperatorsAndStage) {
+  // Two-character operators are one token; '=' after '<', '>', '!' and '='
+  // joins them, a lone '&' or '|' is an error.
+  Lexed l("stage a<=b>=c==d!=e&&f||!g<h>i?j:k=l");
+  using K = TokenKind;
+  std::vector<TokenKind> want = {
+      K::KwStage,      K::Identifier, K::LessEqual,  K::Identifier,
+      K::GreaterEqual, K::Identifier, K::EqualEqual, K::Identifier,
+      K::BangEqual,    K::Identifier, K::AmpAmp,     K::Identifier,
+      K::PipePipe,     K::Bang,       K::Identifier, K::Less,
+      K::Identifier,   K::Greater,    K::Identifier, K::Question,
+      K::Identifier,   K::Colon,      K::Identifier, K::Equal,
+      K::Identifier,   K::Eof};
+  EXPECT_EQ(l.kinds(), want);
+  EXPECT_TRUE(l.text.empty()) << l.text;
+  Lexed bad("a & b | c");
+  EXPECT_NE(bad.text.find("unexpected character '&'"), std::string::npos);
+  EXPECT_NE(bad.text.find("unexpected character '|'"), std::string::npos);
+}
+
 TEST(Lexer, KeywordsIdentifiersAndPunctuation) {
   Lexed l("stencil s { grid u : f32[2]; u' = u[-1,0]; }");
   std::vector<TokenKind> want = {

@@ -272,13 +272,20 @@ TEST(SemaGrids, SeveralGridsKeepDeclarationOrderAndUpdateFlags) {
   EXPECT_EQ(s.updateOf(0)->grid, 0);
 }
 
-TEST(SemaGrids, GridsShareShapeAndTypeAndAreUpdatedOnce) {
+TEST(SemaGrids, GridsShareShapeAndAreUpdatedOnce) {
   EXPECT_FALSE(Compiled("stencil s { grid u : f32[2]; grid v : f32[3];\n"
                         "u' = u; }")
                    .module);
-  EXPECT_FALSE(Compiled("stencil s { grid u : f32[2]; grid v : f64[2];\n"
-                        "u' = u; }")
-                   .module);
+  // Element types may differ; f64 read by an update makes the compute type
+  // f64, a grid no update reads does not.
+  Compiled mixed("stencil s { grid u : f32[2]; grid v : f64[2];\n"
+                 "u' = u + v; }");
+  ASSERT_TRUE(mixed.module) << mixed.diagText;
+  EXPECT_EQ(mixed.stencil().compType, ElemType::F64);
+  EXPECT_EQ(mixed.stencil().elemType, ElemType::F32);
+  Compiled unread("stencil s { grid u : f16[2]; grid v : f64[2]; u' = u; }");
+  ASSERT_TRUE(unread.module) << unread.diagText;
+  EXPECT_EQ(unread.stencil().compType, ElemType::F32);
   EXPECT_FALSE(Compiled("stencil s { grid u : f32[1]; u' = u; u' = 2 * u; }")
                    .module);
   EXPECT_FALSE(Compiled("stencil s { grid u : f32[4]; u' = u; }").module);
@@ -303,15 +310,16 @@ TEST(SemaBoundary, PerAxisListsAndBroadcast) {
   const Stencil &s = c.stencil();
   const std::vector<AxisBoundary> &u = s.grids[0].boundary;
   ASSERT_EQ(u.size(), 3u);
-  EXPECT_EQ(u[0].kind, BoundaryKind::Periodic);
-  EXPECT_EQ(u[1].kind, BoundaryKind::Dirichlet);
-  EXPECT_EQ(u[1].value, -1.0 / 4);
-  EXPECT_EQ(u[2].kind, BoundaryKind::Fixed);
+  EXPECT_EQ(u[0].side[0].kind, BoundaryKind::Periodic);
+  EXPECT_EQ(u[1].side[0].kind, BoundaryKind::Dirichlet);
+  EXPECT_EQ(u[1].side[1].value, -1.0 / 4);
+  EXPECT_EQ(u[2].side[1].kind, BoundaryKind::Fixed);
   const std::vector<AxisBoundary> &v = s.grids[1].boundary;
   ASSERT_EQ(v.size(), 3u);
   for (const AxisBoundary &b : v) {
-    EXPECT_EQ(b.kind, BoundaryKind::Dirichlet);
-    EXPECT_EQ(b.value, 2 * 3 - 0.5);
+    EXPECT_TRUE(b.uniform());
+    EXPECT_EQ(b.side[0].kind, BoundaryKind::Dirichlet);
+    EXPECT_EQ(b.side[0].value, 2 * 3 - 0.5);
   }
   // The fixed band follows the update's reach along each side.
   const Update &up = s.updates[0];
@@ -327,21 +335,22 @@ TEST(SemaBoundary, OneDeclarationForSeveralGrids) {
   ASSERT_TRUE(c.module) << c.diagText;
   for (const Grid &g : c.stencil().grids) {
     EXPECT_TRUE(g.hasBoundary);
-    EXPECT_EQ(g.boundary[0].kind, BoundaryKind::Clamp);
-    EXPECT_EQ(g.boundary[1].kind, BoundaryKind::Periodic);
+    EXPECT_EQ(g.boundary[0].side[0].kind, BoundaryKind::Clamp);
+    EXPECT_EQ(g.boundary[1].side[1].kind, BoundaryKind::Periodic);
   }
 }
 
 TEST(SemaBoundary, InvalidBoundariesAreRejected) {
   const char *bad[] = {
-      "boundary u : clamp, clamp, clamp;",     // 3 for a 2-D grid
+      "boundary u : clamp, clamp, clamp;",       // 3 for a 2-D grid
       "boundary u : clamp; boundary u : fixed;", // twice
-      "boundary u : dirichlet;",               // no value
-      "boundary u : dirichlet(a);",            // not constant
-      "boundary u : periodic(1);",             // no arguments
-      "boundary u : wrap;",                    // unknown
-      "boundary k : fixed;",                   // fixed on read-only
-      "boundary a : clamp;",                   // not a grid
+      "boundary u : dirichlet;",                 // no value
+      "boundary u : dirichlet(k);",              // a grid, not a parameter
+      "boundary u : (periodic, clamp);",         // periodic on one side
+      "boundary u : periodic(1);",               // no arguments
+      "boundary u : wrap;",                      // unknown
+      "boundary k : fixed;",                     // fixed on read-only
+      "boundary a : clamp;",                     // not a grid
   };
   // u and k are read at the centre only, so the base needs no boundary.
   auto source = [](const char *b) {
@@ -350,6 +359,8 @@ TEST(SemaBoundary, InvalidBoundariesAreRejected) {
   };
   EXPECT_TRUE(Compiled(source("boundary u : clamp, periodic;")).module);
   EXPECT_TRUE(Compiled(source("boundary u : fixed;")).module);
+  EXPECT_TRUE(Compiled(source("boundary u : dirichlet(a);")).module);
+  EXPECT_TRUE(Compiled(source("boundary u : (dirichlet(a), clamp);")).module);
   for (const char *b : bad)
     EXPECT_FALSE(Compiled(source(b)).module) << b;
 }

@@ -26,14 +26,20 @@ struct Name {
 };
 
 enum class ExprKind {
-  Number, ///< 1, 0.25, 1e-3
-  Ref,    ///< alpha, u (a grid name alone reads the centre point)
-  Index,  ///< u[-1, 0]
-  Unary,  ///< -x
-  Binary, ///< x + y, x - y, x * y, x / y
-  Call,   ///< min(a, b), box(u, 1, [...])
-  List,   ///< [a, b, c], only as a weight table
+  Number,      ///< 1, 0.25, 1e-3
+  Ref,         ///< alpha, u (a grid name alone reads the centre point)
+  Index,       ///< u[-1, 0]
+  Unary,       ///< -x, !c
+  Binary,      ///< x + y, x - y, x * y, x / y, x < y, c && d, ...
+  Call,        ///< min(a, b), box(u, 1, [...])
+  List,        ///< [a, b, c], only as a weight table
+  Conditional, ///< c ? a : b
 };
+
+/// The source spelling of a Unary or Binary operator code: the one-character
+/// operators are themselves; 'l' is <=, 'g' >=, 'e' ==, 'n' !=, '&' && and
+/// '|' ||.
+llvm::StringRef opSpelling(char op);
 
 struct Offset {
   int64_t value = 0;
@@ -51,9 +57,11 @@ struct Expr {
   // Ref, Index, Call.
   std::string name;
   std::vector<Offset> offsets;
-  // Unary and Binary operator character.
+  /// Ref, Index: `u'`, the new value of a grid updated earlier in the step.
+  bool prime = false;
+  // Unary and Binary operator code (opSpelling).
   char op = 0;
-  // Unary (1), Binary (2), Call arguments, List elements.
+  // Unary (1), Binary (2), Conditional (3), Call arguments, List elements.
   std::vector<std::unique_ptr<Expr>> args;
 
   Expr(ExprKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
@@ -68,14 +76,16 @@ struct TypeRef {
   llvm::SMLoc dimsLoc;
 };
 
-/// One axis of a boundary declaration: `dirichlet(0.0)`, `periodic`, ...
+/// One axis of a boundary declaration: `dirichlet(0.0)`, `periodic`, ...,
+/// or a pair `(low, high)` of two such conditions, one per side.
 struct BoundarySpec {
-  Name kind;
+  Name kind; ///< For a pair, its '(' (text empty).
   std::vector<ExprPtr> args;
   bool hasParens = false;
+  std::vector<BoundarySpec> pair; ///< Two entries for a pair, else none.
 };
 
-enum class DeclKind { Grid, Param, Boundary, Hint, Let, Update };
+enum class DeclKind { Grid, Param, Boundary, Hint, Let, Stage, Update };
 
 struct Decl {
   DeclKind kind;
@@ -84,7 +94,7 @@ struct Decl {
   std::vector<Name> names;
   TypeRef type;                    ///< Grid, Param.
   std::vector<BoundarySpec> specs; ///< Boundary.
-  ExprPtr value;                   ///< Param default, hint value, let, update.
+  ExprPtr value; ///< Param default, hint value, let, stage, update.
 
   Decl(DeclKind kind, llvm::SMLoc loc) : kind(kind), loc(loc) {}
 };

@@ -31,6 +31,7 @@ enum class TokenKind {
   KwBoundary,
   KwHint,
   KwLet,
+  KwStage,
   // Punctuation.
   LBrace,
   RBrace,
@@ -47,6 +48,16 @@ enum class TokenKind {
   Minus,
   Star,
   Slash,
+  Less,         // <
+  LessEqual,    // <=
+  Greater,      // >
+  GreaterEqual, // >=
+  EqualEqual,   // ==
+  BangEqual,    // !=
+  AmpAmp,       // &&
+  PipePipe,     // ||
+  Bang,         // !
+  Question,     // ?
 };
 
 /// Printable spelling of a token kind, used in "expected ..." messages.

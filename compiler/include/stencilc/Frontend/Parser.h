@@ -38,17 +38,16 @@ private:
   bool parseParamDecl(std::vector<ast::Decl> &decls);
   bool parseBoundaryDecl(std::vector<ast::Decl> &decls);
   bool parseHintDecl(std::vector<ast::Decl> &decls);
-  bool parseLetDecl(std::vector<ast::Decl> &decls);
+  bool parseLetDecl(std::vector<ast::Decl> &decls, ast::DeclKind kind);
+  bool parseBoundarySpec(ast::BoundarySpec &spec, bool inPair);
   bool parseUpdate(std::vector<ast::Decl> &decls);
   bool parseNameList(std::vector<ast::Name> &names, llvm::StringRef what);
   bool parseType(ast::TypeRef &type, bool withDims);
 
   ast::ExprPtr parseExpr(int depth);
-  ast::ExprPtr parseTerm(int depth);
+  /// Binary operators binding at least `minPrec`, by precedence climbing.
+  ast::ExprPtr parseBinary(int depth, int minPrec);
   ast::ExprPtr parseUnary(int depth);
-  /// A left-associative chain of `operand`s joined by op1 or op2.
-  ast::ExprPtr parseChain(int depth, TokenKind op1, TokenKind op2,
-                          ast::ExprPtr (Parser::*operand)(int));
   ast::ExprPtr parsePrimary(int depth);
   ast::ExprPtr parseNumber();
   bool parseOffsets(ast::Expr &index);

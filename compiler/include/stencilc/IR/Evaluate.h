@@ -29,9 +29,13 @@ template <typename C> C powInt(C x, int e) {
   return e < 0 ? C(1) / r : r;
 }
 
-/// The value of operator `op` applied to `a` (and `b` for binary operators).
-/// Const, Param and Read have no operands; callers supply their values.
-template <typename C> C applyOp(Op op, C a, C b, int exponent) {
+/// The value of operator `op` applied to `a` (and `b`, `c` where it takes
+/// them). Conditions are 1 (true) or 0 (false). Const, Param, the reads,
+/// Step and Coord have no operands; callers supply their values. Round
+/// (the GPU's storage of a value) is the identity here: the interpreter
+/// rounds stored values itself (Interpreter.cpp) and the float64
+/// reference keeps them unrounded.
+template <typename C> C applyOp(Op op, C a, C b, C c, int exponent) {
   switch (op) {
   case Op::Neg:
     return -a;
@@ -53,12 +57,60 @@ template <typename C> C applyOp(Op op, C a, C b, int exponent) {
     return std::fabs(a);
   case Op::Pow:
     return powInt(a, exponent);
+  // The functions of the C library for C, which CUDA's of the same type
+  // approximate within the bounds of docs/language.md §5.
+  case Op::Exp:
+    return std::exp(a);
+  case Op::Log:
+    return std::log(a);
+  case Op::Sin:
+    return std::sin(a);
+  case Op::Cos:
+    return std::cos(a);
+  case Op::Tanh:
+    return std::tanh(a);
+  case Op::Floor:
+    return std::floor(a);
+  case Op::PowF:
+    return std::pow(a, b);
+  case Op::Fma:
+    return std::fma(a, b, c);
+  case Op::Lt:
+    return C(a < b);
+  case Op::Le:
+    return C(a <= b);
+  case Op::Gt:
+    return C(a > b);
+  case Op::Ge:
+    return C(a >= b);
+  case Op::Eq:
+    return C(a == b);
+  case Op::Ne:
+    return C(a != b);
+  case Op::And:
+    return C(a != 0 && b != 0);
+  case Op::Or:
+    return C(a != 0 || b != 0);
+  case Op::Not:
+    return C(a == 0);
+  case Op::Select:
+    return a != 0 ? b : c;
+  case Op::Round:
   case Op::Const:
   case Op::Param:
   case Op::Read:
+  case Op::StageRead:
+  case Op::NewRead:
+  case Op::Step:
+  case Op::Coord:
     break;
   }
   return a;
+}
+
+/// applyOp for node `n`, with its operands' values.
+template <typename C> C applyOp(const Node &n, C a, C b, C c) {
+  return applyOp(n.op, a, b, c, n.exponent);
 }
 
 } // namespace stencilc

@@ -1,10 +1,14 @@
-//===- Interpreter.h - CPU reference execution of the Stencil IR -*- C++ -*-===//
+//===- Interpreter.h - CPU reference execution of the Stencil IR -*- C++
+//-*-===//
 //
 // The oracle for every later test: runs a stencil step by step on the CPU
 // with the exact boundary semantics of docs/language.md. In Float64 mode all
 // arithmetic is double; in GridType mode arithmetic runs in the compute type
-// (f32 for f16, bf16 and f32) and every stored value is rounded to the grid's
-// element type after each step, as the generated code does.
+// (f32 unless a grid is f64) and every stored value is rounded to the grid's
+// element type after each step, as the generated code does. A step computes
+// its stages and updates in source order, each over the whole domain, from
+// the grids' old values, the stages before it and the new values of the
+// grids updated before it: the definition the kernels' inlined forms meet.
 //
 //===----------------------------------------------------------------------===//
 
@@ -37,7 +41,8 @@ public:
   void setGrid(int i, const std::vector<double> &values);
   const std::vector<double> &getGrid(int i) const { return data[i]; }
 
-  /// Advances every updated grid by `steps` time steps.
+  /// Advances every updated grid by `steps` time steps. The step index t
+  /// is 0 in the first of them, as in a call of the generated run().
   void run(int64_t steps);
 
   /// The value a read of grid `g` at global position `q` sees, after the
@@ -46,6 +51,13 @@ public:
 
 private:
   template <typename C> void step();
+  /// A read of `values`, a field with `boundary`, at q; `dirichlet` holds
+  /// the field's dirichlet values, two per axis (low, high).
+  double readField(const std::vector<AxisBoundary> &boundary,
+                   const std::vector<double> &dirichlet,
+                   const std::vector<double> &values,
+                   const std::array<int64_t, kMaxDims> &q) const;
+  std::vector<double> dirichletValues(const Field &f) const;
 
   const Stencil &stencil;
   Sizes n{1, 1, 1};
@@ -53,7 +65,11 @@ private:
   std::vector<double> params;
   RefPrecision precision;
   std::vector<std::vector<double>> data;
-  std::vector<int> program; ///< Live nodes in topological order.
+  /// Per step item (Stencil::order): its live nodes in topological order.
+  std::vector<std::vector<int>> programs;
+  /// Dirichlet values of each grid and each stage, from the parameters.
+  std::vector<std::vector<double>> gridDirichlet, stageDirichlet;
+  int64_t stepIndex = 0;
 };
 
 } // namespace stencilc

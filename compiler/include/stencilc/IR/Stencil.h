@@ -42,21 +42,53 @@ enum class BoundaryKind {
 
 llvm::StringRef boundaryKindName(BoundaryKind k);
 
-struct AxisBoundary {
+/// The condition on one side of one axis.
+struct BoundarySide {
   BoundaryKind kind = BoundaryKind::Dirichlet;
-  double value = 0; ///< Dirichlet only.
+  double value = 0; ///< Dirichlet only: the value where it is constant.
+  /// Dirichlet only: a node of the graph built from parameters (and
+  /// constants) when the value depends on them, else -1 and `value` holds.
+  int node = -1;
   llvm::SMLoc valueLoc; ///< Dirichlet only: where the value is written.
 };
 
-struct Grid {
+/// The conditions of one axis: below 0 (`side[0]`) and at n and above
+/// (`side[1]`). Periodic is always on both sides.
+struct AxisBoundary {
+  std::array<BoundarySide, 2> side;
+  bool periodic() const { return side[0].kind == BoundaryKind::Periodic; }
+  bool has(BoundaryKind k) const {
+    return side[0].kind == k || side[1].kind == k;
+  }
+  /// Both sides alike (one condition, as the source's single spec says).
+  bool uniform() const {
+    return side[0].kind == side[1].kind && side[0].value == side[1].value &&
+           side[0].node == side[1].node;
+  }
+};
+
+/// Boundary conditions per axis, and where they were declared: what grids
+/// and stages share.
+struct Field {
   std::string name;
   llvm::SMLoc loc;
-  ElemType type = ElemType::F32;
-  bool updated = false;
   /// One entry per axis.
   std::vector<AxisBoundary> boundary;
   bool hasBoundary = false;
   llvm::SMLoc boundaryLoc;
+};
+
+struct Grid : Field {
+  ElemType type = ElemType::F32;
+  bool updated = false;
+};
+
+/// `stage lap = expr;`: a field of the compute type computed at every point
+/// of the domain in every step, before the updates and stages written after
+/// it, which may read it at offsets; reads outside the domain apply its
+/// boundary conditions (docs/language.md §4.8).
+struct Stage : Field {
+  int root = -1; ///< As written: may read stages and new values.
 };
 
 struct Param {
@@ -81,21 +113,61 @@ enum class Op : uint8_t {
   Sqrt,
   Abs,
   Pow, ///< Integer exponent.
+  // Functions of the compute type, as CUDA's (docs/language.md §5).
+  Exp,
+  Log,
+  Sin,
+  Cos,
+  Tanh,
+  Floor,
+  PowF, ///< pow(x, y) with a real exponent y.
+  Fma,  ///< fma(a, b, c): a * b + c rounded once (third operand).
+  // Conditions: their values are true or false (1 or 0), never numbers.
+  Lt,
+  Le,
+  Gt,
+  Ge,
+  Eq,
+  Ne,
+  And,
+  Or,
+  Not,
+  Select, ///< select(cond, a, b): lhs is the condition, rhs a, third b.
+  // Values of the point and the step.
+  Step,  ///< t, the index of the step being computed (0 for the first).
+  Coord, ///< i<index> + offset[index]: a coordinate of the point.
+  /// Rounding of a value to the element type `index` (an ElemType): a new
+  /// grid value read by a later update, inlined (never folded).
+  Round,
+  StageRead, ///< Stage `index` at `offset` (as written, before inlining).
+  NewRead,   ///< The new value of grid `index` at `offset` (as written).
 };
 
 llvm::StringRef opName(Op op);
 inline bool isBinaryOp(Op op) {
   return op == Op::Add || op == Op::Sub || op == Op::Mul || op == Op::Div ||
-         op == Op::Min || op == Op::Max;
+         op == Op::Min || op == Op::Max || op == Op::PowF ||
+         (op >= Op::Lt && op <= Op::Or);
+}
+/// Whether the value of `op` is a condition (true or false).
+inline bool isLogicalOp(Op op) { return op >= Op::Lt && op <= Op::Not; }
+/// Whether `op` reads a field (a grid, a stage, a new value) at an offset.
+inline bool isReadOp(Op op) {
+  return op == Op::Read || op == Op::StageRead || op == Op::NewRead;
 }
 
 /// One expression node. Operands are node indices smaller than its own.
 struct Node {
   Op op = Op::Const;
   int lhs = -1, rhs = -1;
+  int third = -1;     ///< Fma's addend, Select's second choice.
   double value = 0;   ///< Const.
-  int index = -1;     ///< Param: parameter index. Read: grid index.
-  Offset offset{};    ///< Read.
+  /// Const: the constant is a condition (1 true, 0 false), not a number.
+  bool logical = false;
+  /// Param: parameter index. Read, NewRead: grid index. StageRead: stage
+  /// index. Coord: axis. Round: the ElemType rounded to.
+  int index = -1;
+  Offset offset{};    ///< Read, StageRead, NewRead, Coord.
   int exponent = 0;   ///< Pow.
   llvm::SMLoc loc;    ///< First place it was written.
 
@@ -109,10 +181,16 @@ public:
   /// operands of arithmetic fold here, in double precision.
   int add(Node n);
   int constant(double v, llvm::SMLoc loc = {});
+  /// The condition true or false as a constant.
+  int condition(bool v, llvm::SMLoc loc = {});
   int read(int grid, const Offset &off, llvm::SMLoc loc = {});
   int param(int index, llvm::SMLoc loc = {});
   int unary(Op op, int operand, llvm::SMLoc loc = {}, int exponent = 0);
   int binary(Op op, int lhs, int rhs, llvm::SMLoc loc = {});
+  int ternary(Op op, int a, int b, int c, llvm::SMLoc loc = {});
+  /// A node of `op` with no operands that reads field `index` at `off`
+  /// (StageRead, NewRead), or coordinate `index` + off[index] (Coord).
+  int leaf(Op op, int index, const Offset &off, llvm::SMLoc loc = {});
   /// The sum of `terms` (at least one) as a balanced tree of additions, so
   /// that long sums stay shallow; the left half's nodes come first.
   int balancedSum(llvm::ArrayRef<int> terms, llvm::SMLoc loc = {});
@@ -123,8 +201,15 @@ public:
 
   /// Marks the nodes reachable from `roots`; the result is indexed by node.
   std::vector<bool> reachable(const std::vector<int> &roots) const;
-  /// True when the node depends on no grid read.
+  /// True when the node depends on no read of a field and on neither the
+  /// step nor the point: built from constants and parameters only, the
+  /// same value at every point of every step (a coefficient).
   bool isGridFree(int i) const;
+  /// True when the node's value is a condition rather than a number.
+  bool isLogical(int i) const {
+    return isLogicalOp(nodes[i].op) ||
+           (nodes[i].op == Op::Const && nodes[i].logical);
+  }
 
 private:
   std::vector<Node> nodes;
@@ -147,12 +232,28 @@ struct LinearForm {
 
 struct Update {
   int grid = 0;
+  /// The update with its stages and new-value reads inlined: grid reads
+  /// only, valid at points at least `span` from every non-periodic edge.
+  /// What the linear form, the tiling and the interior of every kernel use.
   int root = -1;
+  /// The update as written, which may read stages and new values; equal to
+  /// `root` when it reads neither. Its meaning at every point.
+  int written = -1;
   llvm::SMLoc loc;
   std::optional<LinearForm> linear;
-  /// Reach of the expression along each axis, below and above: the width of
-  /// a `fixed` boundary band.
+  /// Reach of the expression as written along each axis, below and above:
+  /// the width of a `fixed` boundary band.
   std::array<int, kMaxDims> reachLo{}, reachHi{};
+  /// How far from the point the inlined form reads, or a stage or new value
+  /// it inlines lies: where `root` and `written` may differ, the kernels
+  /// compute `written` through the boundary conditions.
+  std::array<int, kMaxDims> spanLo{}, spanHi{};
+};
+
+/// One computation of a step, in source order: a stage or an update.
+struct StepItem {
+  bool stage = false;
+  int index = 0; ///< Into Stencil::stages or Stencil::updates.
 };
 
 /// The result of temporal fusion (Transforms/TemporalFusion.h): `steps`
@@ -191,10 +292,19 @@ struct Stencil {
   std::string name;
   llvm::SMLoc loc;
   int dims = 0;
+  /// The element type of the first updated grid (of the first grid before
+  /// sema marks updates): the type of a stencil whose grids share one, and
+  /// the one the tensor cores and the cost model use.
   ElemType elemType = ElemType::F32;
+  /// The type arithmetic runs in: f64 where a grid the stencil reads or
+  /// updates is f64, else f32 (docs/language.md §6.4).
+  ElemType compType = ElemType::F32;
   std::vector<Grid> grids;
   std::vector<Param> params;
+  std::vector<Stage> stages;
   std::vector<Update> updates;
+  /// The stages and updates in the order a step computes them.
+  std::vector<StepItem> order;
   ExprGraph graph;
   Hints hints;
   /// Set by temporal fusion.
@@ -207,8 +317,18 @@ struct Stencil {
 
   int findGrid(llvm::StringRef name) const;
   const Update *updateOf(int grid) const;
-  /// The root node of every update, in update order.
+  /// The root node of every update, in update order (inlined forms).
   std::vector<int> roots() const;
+  /// The roots as written: every update's and every stage's.
+  std::vector<int> writtenRoots() const;
+  /// True when some update reads a stage or a new value (written != root).
+  bool hasStages() const;
+  /// True when the updates use the step index t or a coordinate.
+  bool usesStepOrPoint() const;
+  /// Whether the grids differ in element type.
+  bool mixedTypes() const;
+  /// Sets compType from the grids' types (after sema or --type).
+  void updateTypes();
   /// The offsets of the live reads of updated grids, one per read node.
   std::vector<Offset> updatedReads() const;
   /// Largest |offset| along `axis` over reads of updated grids: the halo one
