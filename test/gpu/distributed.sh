@@ -15,6 +15,7 @@
 #
 #   test/gpu/distributed.sh generate DIR   (here: needs a built stencilc)
 #   test/gpu/distributed.sh run DIR        (there: nvcc, NCCL, OpenMPI)
+#   test/gpu/distributed.sh multi DIR      (there, on 2 or more GPUs)
 #   test/gpu/distributed.sh mpi [MPIDIR]   (here: fetch OpenMPI's .debs)
 #
 # The GPU machine has no MPI launcher: `mpi` downloads Debian's OpenMPI and
@@ -37,10 +38,12 @@ export NCCL_NVLS_ENABLE=0
 
 # example -> sizes for 2 and 4 ranks (odd, not divisible by the process
 # grid), steps (not multiples of the automatic depths)
+# (upwind-2d's grids differ in type: --distributed refuses it.)
 examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d
-          box-3d27p allen-cahn varcoef-diffusion gray-scott)
+          box-3d27p allen-cahn varcoef-diffusion gray-scott
+          fdtd-2d hdiff hotspot wave-source hyperdiffusion)
 [ -n "${EXAMPLES:-}" ] && read -r -a examples <<< "$EXAMPLES"
-periodic="1d5p box-3d27p gray-scott"
+periodic="1d5p box-3d27p gray-scott hdiff hyperdiffusion"
 size_of() {
   case $1 in
     heat-1d|1d5p) echo 1000003 ;;
@@ -101,14 +104,14 @@ generate() {
   ls "$dir"/*.cu | wc -l
 }
 
-run() {
+# OpenMPI and NCCL set up, and every program of $dir built (a program
+# newer than its source is kept); leaves the shell in $dir.
+build_all() {
   use_mpi "${TMPDIR:-/tmp}/stencilc-openmpi" || return 1
-  local nccl=${NCCL_HOME:-$(python3 -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)}
+  nccl=${NCCL_HOME:-$(python3 -c 'import nvidia.nccl as n; print(list(n.__path__)[0])' 2>/dev/null)}
   [ -f "$nccl/include/nccl.h" ] || { echo "no NCCL (nvidia-nccl-cu13 or NCCL_HOME)"; return 1; }
   export LD_LIBRARY_PATH=$nccl/lib:$LD_LIBRARY_PATH
   cd "$dir" || return 1
-  local log=results.txt
-  : > "$log"
   $MPIRUN --version | head -1
   echo "building $(ls *.cu | wc -l) programs"
   export MPI_INC MPI_LIB nccl
@@ -117,6 +120,34 @@ run() {
      nvcc -std=c++17 -O3 -gencode arch=compute_90,code=sm_90 -DSTENCILC_WITH_NCCL \
        -I"$MPI_INC" -I"$nccl/include" {}.cu -o {} -L"$MPI_LIB" -lmpi \
        -Xlinker "$nccl/lib/libnccl.so.2" 2> {}.build.log || echo "BUILD FAIL {}"'
+}
+
+# Runs the lines of checks.list ("BIN NP ARGS...") with --check, four at a
+# time, and appends their RESULT lines, tagged with the variant and the
+# ranks, to $1.
+run_checks() {
+  local log=$1 n=0
+  rm -rf checks && mkdir -p checks
+  echo "running $(wc -l < checks.list) checks"
+  while read -r bin np args; do
+    n=$((n + 1))
+    cat > checks/$n.sh <<CHECK
+$MPIRUN -np $np ./$bin --check --reps=0 --seed=$((n * 7919)) $args > checks/$n.raw 2>&1
+rc=\$?
+grep -q '^RESULT.*status=' checks/$n.raw || echo "RESULT status=FAIL exit=\$rc" >> checks/$n.raw
+sed "s/^RESULT /RESULT variant=$bin np=$np /" checks/$n.raw > checks/$n.out
+CHECK
+  done < checks.list
+  if [ -s checks.list ]; then
+    ls checks/*.sh | xargs -P "${JOBS:-4}" -n 1 sh
+    cat checks/*.out | grep '^RESULT' >> "$log"
+  fi
+}
+
+run() {
+  build_all || return 1
+  local log=results.txt
+  : > "$log"
   [ "${BUILD_ONLY:-0}" = 1 ] && { ls -l $(ls *.cu | sed 's/\.cu$//'); return 0; }
   # Correctness, four jobs at a time (up to 16 processes on one GPU).
   mkdir -p checks
@@ -133,21 +164,7 @@ run() {
   echo "heat-2d.f32 2 --transport=mpi --size=1001x1003 --steps=11 --no-overlap" >> checks.list
   echo "box-3d27p.f32 4 --transport=mpi --size=131x67x45 --steps=5 --procs=1x2x2" >> checks.list
   [ "${CHECKS:-1}" = 0 ] && : > checks.list
-  echo "running $(wc -l < checks.list) checks"
-  local n=0
-  while read -r bin np args; do
-    n=$((n + 1))
-    cat > checks/$n.sh <<CHECK
-$MPIRUN -np $np ./$bin --check --reps=0 --seed=$((n * 7919)) $args > checks/$n.raw 2>&1
-rc=\$?
-grep -q '^RESULT.*status=' checks/$n.raw || echo "RESULT status=FAIL exit=\$rc" >> checks/$n.raw
-sed "s/^RESULT /RESULT variant=$bin np=$np /" checks/$n.raw > checks/$n.out
-CHECK
-  done < checks.list
-  if [ -s checks.list ]; then
-    ls checks/*.sh | xargs -P 4 -n 1 sh
-    cat checks/*.out | grep '^RESULT' >> "$log"
-  fi
+  run_checks "$log"
   # Out-of-bounds reads that land in allocated memory pass --check; the
   # sanitizer sees them.
   local mem=0
@@ -175,6 +192,81 @@ CHECK
   grep -h '^RESULT' exchange.*.out | sed 's/^RESULT /RESULT exchange /' >> "$log"
   cat exchange.*.out overhead.mpi.out | grep '^time:'
   summarize "$log" $mem
+}
+
+# Several GPUs (issue 27), one rank a GPU: the checks of every example
+# across the GPUs through NCCL and MPI; weak scaling of heat-3d, box-3d27p
+# and heat-2d at t = auto, each rank's block filling most of its GPU
+# (WEAK3, WEAK2: its extent per axis, default 1280 and 45056), on 2 GPUs
+# (NCCL and MPI) and on all of them in a 2-D process grid; strong scaling
+# of 1024^3 heat-3d on 1, 2 and all; STEPS a run (default 60). CHECKS=0 /
+# BENCH=0 as for run.
+multi() {
+  build_all || return 1
+  local gpus; gpus=$(nvidia-smi -L | grep -c '^GPU')
+  [ "$gpus" -ge 2 ] || { echo "multi: $gpus GPU; needs 2 or more"; return 1; }
+  nvidia-smi -L
+  nvidia-smi topo -m 2>/dev/null | head -8
+  local log=multi.txt
+  : > "$log"
+  : > checks.list
+  if [ "${CHECKS:-1}" = 1 ]; then
+    for bin in $(ls *.f32 *.f16 *.f64 2>/dev/null); do
+      local ex=${bin%.*} sz; sz=$(size_of "$ex")
+      for np in 2 "$gpus"; do
+        echo "$bin $np --transport=nccl --size=$sz --steps=13" >> checks.list
+        echo "$bin $np --transport=mpi --size=$sz --steps=11" >> checks.list
+      done
+    done
+    echo "box-3d27p.f32 $gpus --transport=nccl --size=131x67x45 --steps=5 --procs=0x0x0" >> checks.list
+    echo "heat-2d.f32 $gpus --transport=nccl --size=1001x1003 --steps=11 --no-overlap" >> checks.list
+    sort -u checks.list -o checks.list
+  fi
+  JOBS=2 run_checks "$log"
+  if [ "${BENCH:-1}" = 1 ]; then
+    local w3=${WEAK3:-1280} w2=${WEAK2:-45056} s=${STEPS:-60}
+    local all3="2x2x1" all2="2x2"
+    [ "$gpus" = 2 ] && { all3=2x1x1; all2=2x1; }
+    [ "$gpus" = 8 ] && { all3=2x2x2; all2=4x2; }
+    # tag  ranks  program  arguments
+    cat > scaling.list <<LIST
+weak2-nccl 2 heat-3d.f32 --scaling=weak --size=${w3}x${w3}x${w3} --procs=2x1x1 --transport=nccl
+weak2-mpi 2 heat-3d.f32 --scaling=weak --size=${w3}x${w3}x${w3} --procs=2x1x1 --transport=mpi
+weak2-nccl 2 box-3d27p.f32 --scaling=weak --size=${w3}x${w3}x${w3} --procs=2x1x1 --transport=nccl
+weak2-nccl 2 heat-2d.f32 --scaling=weak --size=${w2}x${w2} --procs=2x1 --transport=nccl
+weak2-mpi 2 heat-2d.f32 --scaling=weak --size=${w2}x${w2} --procs=2x1 --transport=mpi
+weak$gpus-nccl $gpus heat-3d.f32 --scaling=weak --size=${w3}x${w3}x${w3} --procs=$all3 --transport=nccl
+weak$gpus-nccl $gpus box-3d27p.f32 --scaling=weak --size=${w3}x${w3}x${w3} --procs=$all3 --transport=nccl
+weak$gpus-nccl $gpus heat-2d.f32 --scaling=weak --size=${w2}x${w2} --procs=$all2 --transport=nccl
+strong1-nccl 1 heat-3d.f32 --scaling=strong --size=1024 --transport=nccl
+strong2-nccl 2 heat-3d.f32 --scaling=strong --size=1024 --procs=2x1x1 --transport=nccl
+strong$gpus-nccl $gpus heat-3d.f32 --scaling=strong --size=1024 --procs=$all3 --transport=nccl
+LIST
+    # ONLY=REGEX keeps the lines it matches; a smaller machine drops those
+    # that ask for more ranks than GPUs.
+    [ -n "${ONLY:-}" ] && { grep -E "$ONLY" scaling.list > scaling.keep; mv scaling.keep scaling.list; }
+    awk -v g="$gpus" '$2 <= g && !seen[$0]++' scaling.list > scaling.keep
+    mv scaling.keep scaling.list
+    local i=0
+    while read -r tag np bin args; do
+      i=$((i + 1))
+      $MPIRUN -np "$np" ./$bin --steps=$s --reps=3 $args > scaling.$i.out 2>&1 < /dev/null
+      echo "== $tag $bin np=$np $args (exit $?)"
+      grep '^time:' scaling.$i.out
+      grep -h '^RESULT' scaling.$i.out | sed "s/^RESULT /RESULT $tag /" >> "$log"
+      grep -q 'gstencils=' scaling.$i.out || { echo "timing failed: $tag $bin"; tail -5 scaling.$i.out; }
+    done < scaling.list
+  fi
+  local runs fails
+  runs=$(grep -c 'status=' "$log")
+  fails=$(grep 'status=' "$log" | grep -vc 'status=PASS')
+  grep 'status=' "$log" | grep -v 'status=PASS'
+  echo "multi-GPU checks on $gpus GPUs: $runs run, $fails failed"
+  grep -h 'efficiency=' "$log" | while read -r line; do
+    echo "scaling: $(echo "$line" | grep -o '^RESULT [^ ]* \|stencil=[^ ]* \|size=[^ ]* \|ranks=[^ ]* \|procs=[^ ]* \|transport=[^ ]* \| ms=[^ ]* \|per_gpu=[^ ]* \|exchange_ms=[^ ]* \|interior_ms=[^ ]* \|frame_ms=[^ ]* \|baseline=[^ ]* \|efficiency=[^ ]*' | tr -d '\n')"
+  done
+  [ -n "${RESULTS:-}" ] && cp "$log" "$RESULTS"
+  [ "$fails" = 0 ]
 }
 
 summarize() {
@@ -216,6 +308,7 @@ summarize() {
 case $mode in
   generate) generate ;;
   run) run ;;
+  multi) multi ;;
   mpi) fetch_mpi "${2:-}" ;;
-  *) echo "usage: $0 generate|run DIR, or $0 mpi [MPIDIR]"; exit 2 ;;
+  *) echo "usage: $0 generate|run|multi DIR, or $0 mpi [MPIDIR]"; exit 2 ;;
 esac

@@ -82,4 +82,16 @@ inline double relativeDifference(const std::vector<double> &a,
   return d / std::max(m, 1e-300);
 }
 
+/// How many points of a and b differ by more than `tol` of max |b|.
+inline long long pointsBeyond(const std::vector<double> &a,
+                              const std::vector<double> &b, double tol) {
+  double m = 0;
+  for (double x : b)
+    m = std::max(m, std::fabs(x));
+  long long k = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    k += !(std::fabs(a[i] - b[i]) <= tol * m);
+  return k;
+}
+
 #endif
