@@ -175,12 +175,15 @@ stencilc::searchLayouts(const Stencil &s, const LayoutSearchOptions &o,
         out.push_back(score(s, p, shape, recipe, o, points));
     }
   }
-  if (out.empty() && !diags.hasErrors()) {
-    diags.error(s.loc, "layout search found no tensor-core layout for "
-                       "stencil '" +
-                           s.name +
-                           "'; it needs a linear stencil of one grid "
-                           "without a constant term");
+  if (out.empty()) {
+    // An engine that already holds an error (the cost model's scratch one)
+    // gets no second; either way there is no candidate to mark.
+    if (!diags.hasErrors())
+      diags.error(s.loc, "layout search found no tensor-core layout for "
+                         "stencil '" +
+                             s.name +
+                             "'; it needs a linear stencil of one grid "
+                             "without a constant term");
     return out;
   }
   std::stable_sort(out.begin(), out.end(),
