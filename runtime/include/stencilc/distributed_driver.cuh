@@ -67,12 +67,7 @@ inline bool parseProcs(const char *text, int dims, int *p) {
 }
 
 template <class P> int driverRun(int argc, char **argv, int worldRank) {
-  // stencilc --distributed takes stencils whose grids share one element
-  // type (Sema says so otherwise).
   using Elem = typename P::Elem;
-  for (size_t bytes : P::kElemBytes)
-    if (bytes != sizeof(Elem))
-      return 2;
   constexpr int G = P::kNumGrids;
   constexpr int D = P::kDims;
   std::string lastErrorText;
@@ -94,6 +89,13 @@ template <class P> int driverRun(int argc, char **argv, int worldRank) {
       std::fprintf(stderr, fmt, arg);
     return 2;
   };
+  // stencilc --distributed takes only stencils whose grids share one
+  // element type; a Problem written by hand may not.
+  for (size_t bytes : P::kElemBytes)
+    if (bytes != sizeof(Elem))
+      return bad("error: the grids of %s differ in element type; the "
+                 "distributed driver needs one\n",
+                 P::kName);
   for (int i = 1; i < argc; ++i) {
     const char *arg = argv[i];
     if (std::strncmp(arg, "--size=", 7) == 0) {
