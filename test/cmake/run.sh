@@ -101,10 +101,11 @@ rebuild "$scratch/installed"
   || fail "STENCILC_EXECUTABLE was not used for both sources"
 echo "cmake test: STENCILC_EXECUTABLE: ok"
 
-# ARCH and keywords, configure only: several archs give sm_80 code built
-# for each; no ARCH gives sm_90; TARGET (auto included), PRECISION and
-# OPTIONS pass through; unknown keywords warn; unknown TARGET and PRECISION
-# values stop the configure with a message.
+# ARCH and keywords, configure only: several archs give the oldest one's
+# code built for each (sm_80; sm_89 for sm_120 and sm_89); no ARCH gives
+# sm_90; TARGET (auto included), PRECISION and OPTIONS pass through;
+# unknown keywords warn; unknown ARCH, TARGET and PRECISION values stop the
+# configure with a message.
 mkdir -p "$scratch/args"
 cp "$repo/test/cmake/heat.st" "$scratch/args/"
 cat >"$scratch/args/CMakeLists.txt" <<'CMAKE'
@@ -114,6 +115,7 @@ find_package(Stencilc REQUIRED)
 stencilc_add_library(both SOURCES heat.st ARCH sm_80 sm_90 OPTIONS --fuse=3)
 stencilc_add_library(later SOURCES heat.st BOGUS 1 TARGET sptc PRECISION tf32)
 stencilc_add_library(chosen SOURCES heat.st TARGET auto)
+stencilc_add_library(newer SOURCES heat.st ARCH sm_120 sm_89)
 CMAKE
 cmake -S "$scratch/args" -B "$scratch/args/b" -G Ninja -DCMAKE_PREFIX_PATH="$scratch/prefix" \
   -DCMAKE_CUDA_COMPILER=nvcc >"$scratch/args.log" 2>&1 || { cat "$scratch/args.log"; fail "ARCH project"; }
@@ -126,8 +128,12 @@ grep -q -- 'heat.st -o [^ ]*/later.stencilc/heat.cu --arch=sm_90 --target=sptc -
   || fail "no ARCH / TARGET sptc PRECISION tf32: stencilc not run with --arch=sm_90 --target=sptc --precision=tf32"
 grep -q -- 'heat.st -o [^ ]*/chosen.stencilc/heat.cu --arch=sm_90 --target=auto -MD' "$ninja_file" \
   || fail "TARGET auto: stencilc not run with --target=auto"
+grep -q -- 'heat.st -o [^ ]*/newer.stencilc/heat.cu --arch=sm_89 -MD' "$ninja_file" \
+  || fail "ARCH sm_120 sm_89: stencilc not run with --arch=sm_89"
+grep -q 'arch=compute_89,code=\[compute_89,sm_89\].*arch=compute_120,code=\[compute_120,sm_120\]' \
+  "$ninja_file" || fail "ARCH sm_120 sm_89: CUDA_ARCHITECTURES is not 89;120"
 grep -q 'unknown keyword BOGUS' "$scratch/args.log" || fail "no warning on BOGUS"
-for bad in "TARGET gpu" "PRECISION fast"; do
+for bad in "TARGET gpu" "PRECISION fast" "ARCH sm_75"; do
   dir=$scratch/bad-${bad// /-}
   mkdir -p "$dir"
   cp "$repo/test/cmake/heat.st" "$dir/"
@@ -140,6 +146,9 @@ for bad in "TARGET gpu" "PRECISION fast"; do
 done
 grep -q "unknown TARGET 'gpu'" "$scratch/bad-TARGET-gpu.log" || fail "no message for TARGET gpu"
 grep -q "unknown PRECISION 'fast'" "$scratch/bad-PRECISION-fast.log" || fail "no message for PRECISION fast"
+# CMake wraps the message: the first line's part.
+grep -q "unsupported ARCH 'sm_75'; expected sm_80, sm_86," "$scratch/bad-ARCH-sm_75.log" \
+  || fail "no message for ARCH sm_75"
 echo "cmake test: ARCH and keywords: ok"
 
 # The distributed program of docs/user-guide.md, as the guide writes it:

@@ -94,13 +94,14 @@ Config decode(const uint8_t *h) {
   return c;
 }
 
-/// The GPU description of --gpu: the default, or the n-th built-in.
-HardwareDesc hardware(int n) {
+/// The GPU description of --gpu: the architecture's default, or the n-th
+/// built-in.
+HardwareDesc hardware(int n, GpuArch arch) {
   static const char *const names[] = {"a100-40", "h100-sxm", "h200"};
   if (n == 0)
-    return defaultHardware();
+    return defaultHardware(arch);
   std::optional<HardwareDesc> hw = builtinHardware(names[n - 1]);
-  return hw ? *hw : defaultHardware();
+  return hw ? *hw : defaultHardware(arch);
 }
 
 /// chooseStrategy of the driver, without --tile, --threads and --tune:
@@ -111,7 +112,7 @@ HardwareDesc hardware(int n) {
 bool settleStrategy(Stencil &s, const Config &c, llvm::raw_ostream &os,
                     DiagnosticEngine &diags) {
   CostModelOptions mo;
-  mo.hw = hardware(c.gpu);
+  mo.hw = hardware(c.gpu, c.arch);
   mo.arch = c.arch;
   mo.precision = c.precision;
   mo.target = c.target;
@@ -167,8 +168,7 @@ bool settleStrategy(Stencil &s, const Config &c, llvm::raw_ostream &os,
       st.r1 = 4;
       st.r2 = s.dims == 1 ? 1 : 4;
     }
-    return buildTensorCoreProgram(s, st, c.arch == GpuArch::SM80 ? 80 : 90,
-                                  diags);
+    return buildTensorCoreProgram(s, st, archNumber(c.arch), diags);
   }
   s.matrix.reset();
   s.hints.fuse = st.steps;

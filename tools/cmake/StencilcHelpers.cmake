@@ -1,7 +1,7 @@
 # stencilc_add_library: stencil sources (.st) as a CUDA library target.
 #
 #   stencilc_add_library(<target> SOURCES a.st b.st
-#                        [ARCH sm_80 sm_90] [TARGET auto|cuda-core|tc|sptc]
+#                        [ARCH sm_80 sm_90 ...] [TARGET auto|cuda-core|tc|sptc]
 #                        [PRECISION exact|split-tf32|tf32] [DISTRIBUTED]
 #                        [OPTIONS <stencilc flags>...])
 #
@@ -16,9 +16,12 @@
 # `#include "a.h"` works in whatever links <target>, and it links
 # Stencilc::runtime.
 #
-# ARCH: sm_80 and/or sm_90 (default sm_90). It sets CUDA_ARCHITECTURES (80,
-# 90) and stencilc's --arch: sm_80 code when sm_80 is among them, since sm_80
-# code runs on sm_90 too; sm_90 code when sm_90 alone is asked.
+# ARCH: one or more of sm_80, sm_86, sm_89, sm_90, sm_100 and sm_120
+# (default sm_90). It sets CUDA_ARCHITECTURES (80, 86, ...) and stencilc's
+# --arch, the oldest of them: its code builds for a newer architecture whose
+# blocks may hold the kernels' shared memory (sm_80 code for sm_90 and
+# sm_100 always; for sm_86, sm_89 and sm_120 where the kernels take at most
+# their 99 KB), and otherwise stops the build with an #error that says so.
 # TARGET: stencilc's --target (auto, the default, lets the cost model
 # choose; tc and sptc need linear stencils of one grid). PRECISION: the
 # precision policy, stencilc's --precision (exact by default: f32 accuracy
@@ -109,18 +112,18 @@ function(stencilc_add_library target)
   endif()
   set(cuda_archs)
   foreach(arch IN LISTS ARG_ARCH)
-    if(NOT arch MATCHES "^sm_(80|90)$")
+    if(NOT arch MATCHES "^sm_(80|86|89|90|100|120)$")
       message(FATAL_ERROR "stencilc_add_library(${target}): unsupported ARCH "
-        "'${arch}'; expected sm_80 or sm_90")
+        "'${arch}'; expected sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120")
     endif()
     list(APPEND cuda_archs "${CMAKE_MATCH_1}")
   endforeach()
   list(REMOVE_DUPLICATES cuda_archs)
-  if("sm_80" IN_LIST ARG_ARCH)
-    set(stencilc_arch sm_80)
-  else()
-    set(stencilc_arch sm_90)
-  endif()
+  # Code runs on newer architectures only (sm_90 code may hold f64 MMA
+  # shapes older ones lack): generate for the oldest.
+  list(SORT cuda_archs COMPARE NATURAL)
+  list(GET cuda_archs 0 oldest)
+  set(stencilc_arch sm_${oldest})
 
   set(target_flag)
   if(DEFINED ARG_TARGET)

@@ -1004,11 +1004,13 @@ int run(int argc, char **argv) {
                        "tc.f64 the faster f64 shape.\n");
 
   std::string text = describe(dev, r);
-  if (!(dev.major == 8 && dev.minor == 0) &&
-      !(dev.major == 9 && dev.minor == 0))
+  // stencilc's --arch values (compiler/lib/Support/GpuArch.cpp).
+  const int cc = dev.major * 10 + dev.minor;
+  if (cc != 80 && cc != 86 && cc != 89 && cc != 90 && cc != 100 && cc != 120)
     std::fprintf(stderr,
                  "stencil-probe: warning: arch sm_%d%d is written as measured, "
-                 "but stencilc targets sm_80 and sm_90 only\n",
+                 "but stencilc targets sm_80, sm_86, sm_89, sm_90, sm_100 and "
+                 "sm_120 only\n",
                  dev.major, dev.minor);
   if (opts.output.empty()) {
     if (std::fputs(text.c_str(), stdout) == EOF || std::fflush(stdout) != 0)

@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "Tune.h"
+#include "stencilc/Support/GpuArch.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
@@ -201,8 +202,8 @@ stencilc::tune(const std::vector<TuneCandidate> &candidates,
   unsigned archValue = 0;
   if (!archNumber.consume_front("sm_") ||
       archNumber.getAsInteger(10, archValue)) {
-    diags.error("--tune: unsupported arch '" + options.arch +
-                "'; expected sm_80 or sm_90");
+    diags.error("--tune: unsupported arch '" + options.arch + "'; expected " +
+                archNames());
     return std::nullopt;
   }
   if (options.reps < 1) {

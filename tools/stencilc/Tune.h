@@ -45,7 +45,7 @@ struct TuneOptions {
   /// STENCILC_NVCC, then `nvcc` on PATH. A name without '/' is looked up on
   /// PATH.
   std::string nvcc;
-  /// "sm_80" or "sm_90": nvcc gets -gencode arch=compute_XX,code=sm_XX.
+  /// "sm_80", "sm_120", ...: nvcc gets -gencode arch=compute_XX,code=sm_XX.
   std::string arch = "sm_90";
   /// The grid size the candidates are timed on ("4096x4096"); empty: the
   /// generated main's default.

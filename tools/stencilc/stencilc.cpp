@@ -95,12 +95,14 @@ cl::opt<bool> writeIfChanged(
     cl::desc("Leave an output file untouched, timestamp included, when its "
              "content would not change"));
 
-cl::opt<std::string> archOpt("arch", cl::init("sm_90"),
-                             cl::value_desc("sm_80|sm_90"),
-                             cl::cat(codegenCat),
-                             cl::desc("GPU architecture to generate for "
-                                      "(default sm_90; sm_80 code also runs "
-                                      "on sm_90)"));
+cl::opt<std::string> archOpt(
+    "arch", cl::init("sm_90"),
+    cl::value_desc("sm_80|sm_86|sm_89|sm_90|sm_100|sm_120"),
+    cl::cat(codegenCat),
+    cl::desc("GPU architecture to generate for (default sm_90). The code "
+             "also builds for a newer one whose blocks may hold its shared "
+             "memory (sm_80 code for sm_90 and sm_100 always); it sets the "
+             "cost model's GPU unless --gpu or --hw does"));
 
 cl::opt<std::string> fuseOpt(
     "fuse", cl::init(""), cl::value_desc("N|auto"), cl::cat(codegenCat),
@@ -159,11 +161,14 @@ cl::opt<std::string> precisionOpt(
 
 cl::opt<std::string> gpuOpt(
     "gpu", cl::init(""),
-    cl::value_desc("a100-40|a100-80|h100-sxm|h100-pcie|h200|h200-measured"),
+    cl::value_desc("a100-40|a100-80|rtx-a6000|l40s|h100-sxm|h100-pcie|h200|"
+                   "h200-measured|b200|rtx-5090"),
     cl::cat(modelCat),
     cl::desc("The built-in GPU description the cost model uses: datasheets, "
-             "or the lent H200 as stencil-probe measured it (the default, "
-             "which the model is calibrated against)"));
+             "or the lent H200 as stencil-probe measured it, which the model "
+             "is calibrated against (default: --arch's, h200-measured for "
+             "sm_90, a100-80, rtx-a6000, l40s, b200 and rtx-5090 for sm_80, "
+             "sm_86, sm_89, sm_100 and sm_120)"));
 
 cl::opt<std::string> hwOpt(
     "hw", cl::init(""), cl::value_desc("file"), cl::cat(modelCat),
@@ -619,8 +624,7 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
       st.r1 = 4;
       st.r2 = s.dims == 1 ? 1 : 4;
     }
-    if (!buildTensorCoreProgram(s, st, arch == GpuArch::SM80 ? 80 : 90,
-                                diags))
+    if (!buildTensorCoreProgram(s, st, archNumber(arch), diags))
       return std::nullopt;
   } else {
     s.matrix.reset();
@@ -649,8 +653,8 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
 int compile(DiagnosticEngine &diags) {
   std::optional<GpuArch> arch = parseArch(archOpt);
   if (!arch) {
-    diags.error("unsupported --arch '" + archOpt +
-                "'; expected sm_80 or sm_90");
+    diags.error("unsupported --arch '" + archOpt + "'; expected " +
+                archNames());
     return 1;
   }
   if (fuseOpt.getNumOccurrences() && fuseOpt.empty()) {
@@ -742,7 +746,11 @@ int compile(DiagnosticEngine &diags) {
     diags.error("--gpu and --hw both describe the GPU; give one");
     return 1;
   }
-  HardwareDesc hw = defaultHardware();
+  // --explain says which description the model used, and why.
+  HardwareDesc hw = defaultHardware(*arch);
+  hw.origin = "built-in " + archInfo(*arch).gpu.str() +
+              ", the default for --arch=" + archName(*arch).str() + ": " +
+              hw.origin;
   if (gpuOpt.getNumOccurrences()) {
     std::optional<HardwareDesc> builtin = builtinHardware(gpuOpt);
     if (!builtin) {
@@ -751,6 +759,7 @@ int compile(DiagnosticEngine &diags) {
       return 1;
     }
     hw = *builtin;
+    hw.origin = "--gpu=" + gpuOpt + ": " + hw.origin;
   }
   if (hwOpt.getNumOccurrences()) {
     unsigned hwBuffer = loadSourceFile(hwOpt, diags);
@@ -760,6 +769,10 @@ int compile(DiagnosticEngine &diags) {
     if (!parsed)
       return 1;
     hw = *parsed;
+    // The file's name, not its path: --explain's output stays the same
+    // wherever the file lies.
+    hw.origin =
+        "--hw=" + llvm::sys::path::filename(hwOpt).str() + ": " + hw.origin;
   }
   std::optional<std::vector<int>> tile;
   if (tileOpt.getNumOccurrences()) {

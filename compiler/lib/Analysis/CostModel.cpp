@@ -331,7 +331,7 @@ std::optional<CostCandidate> tensorCoreCandidate(const Context &x,
                                                  const Strategy &st) {
   const HardwareDesc &hw = x.o.hw;
   Stencil built = x.s;
-  int arch = x.o.arch == GpuArch::SM80 ? 80 : 90;
+  int arch = archNumber(x.o.arch);
   if (!buildTensorCoreProgram(built, st, arch, x.quiet))
     return std::nullopt;
   const MatrixProgram &p = *built.matrix;
@@ -443,7 +443,7 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
   // morph's (r1, r2)), unless --fuse fixes the depth.
   bool linear = s.isLinear() && s.updates.size() == 1;
   std::vector<LayoutCandidate> searched;
-  int arch = o.arch == GpuArch::SM80 ? 80 : 90;
+  int arch = archNumber(o.arch);
   if (linear && (!o.target || *o.target != Target::CudaCore)) {
     LayoutSearchOptions lo;
     lo.arch = arch;

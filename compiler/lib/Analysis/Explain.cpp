@@ -68,6 +68,8 @@ void stencilc::printExplanation(const Stencil &s,
                     hw.cudaCorePeak(s.elemType) / 1e12,
                     s.elemType == ElemType::F64 ? "f64" : "f32",
                     policyText(s, o.precision));
+  if (!hw.origin.empty())
+    os << "  hardware description: " << hw.origin << "\n";
   os << fmt::format("  {:<30} {:<18} {:>9} {:>13} {:>9} {:>3} {:>8} {:>6} "
                     "{:>6}  {}\n",
                     "candidate", "fragment", "predicted", "bound", "roofline",

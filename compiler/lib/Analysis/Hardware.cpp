@@ -28,13 +28,16 @@ CostWeights calibratedWeights() {
 }
 
 /// A datasheet description: dense tensor-core peaks in TFLOP/s, sparse
-/// ones at twice those.
+/// ones at twice those. `f16` is the rate of f16 and bf16 operands with
+/// f32 accumulators, the kernels' kind (the GeForce parts run it at half
+/// their f16-accumulator rate).
 HardwareDesc datasheet(const char *name, const char *arch, int sms,
                        double clockMHz, double smemKiB, double l2MiB,
                        double bandwidthGBs, double f32, double f64,
                        double f16, double tf32, double f64tc) {
   HardwareDesc hw;
   hw.name = name;
+  hw.origin = "datasheet figures, uncalibrated";
   hw.arch = arch;
   hw.sms = sms;
   hw.clockMHz = clockMHz;
@@ -169,7 +172,9 @@ const std::vector<Key> &allKeys() {
 
 std::optional<HardwareDesc> stencilc::builtinHardware(llvm::StringRef name) {
   // NVIDIA datasheets; TFLOP/s without sparsity. The A100 80GB entry is
-  // the PCIe card of Gu et al.'s evaluation (1.935 TB/s).
+  // the PCIe card of Gu et al.'s evaluation (1.935 TB/s). None but
+  // h200-measured was calibrated: the weights were fitted on the lent H200
+  // (docs/cost-model.md).
   if (name == "a100-40")
     return datasheet("NVIDIA A100 40GB SXM (datasheet)", "sm_80", 108, 1410,
                      164, 40, 1555, 19.5, 9.7, 312, 156, 19.5);
@@ -185,6 +190,41 @@ std::optional<HardwareDesc> stencilc::builtinHardware(llvm::StringRef name) {
   if (name == "h200")
     return datasheet("NVIDIA H200 SXM (datasheet)", "sm_90", 132, 1980, 228,
                      50, 4800, 67, 34, 989.4, 494.7, 66.9);
+  // One part per newer architecture, each the default of its --arch
+  // (GpuArch.cpp). Shared memory per SM as the CUDA C++ Programming Guide
+  // gives it for the compute capability. Where a datasheet gives no FP64
+  // tensor-core rate (the GA102, AD102 and GB202 parts, whose FP64 runs at
+  // 1/64 of FP32), tc.f64 is taken as the FP64 rate.
+  if (name == "rtx-a6000")
+    // sm_86. NVIDIA RTX A6000 datasheet and Ampere GA102 whitepaper: 84
+    // SMs at 1800 MHz boost, 768 GB/s GDDR6, 6 MB L2, FP32 38.7 TFLOP/s
+    // (FP64 1/64: 0.6), tensor TF32 77.4 | 154.8 sparse, FP16 and BF16
+    // with FP32 accumulate 154.8 | 309.7 (the professional parts run
+    // f32 accumulation at the full rate).
+    return datasheet("NVIDIA RTX A6000 (datasheet)", "sm_86", 84, 1800, 100, 6,
+                     768, 38.7, 0.605, 154.8, 77.4, 0.605);
+  if (name == "l40s")
+    // sm_89. NVIDIA L40S datasheet: 18176 CUDA cores (142 SMs) at 2520
+    // MHz boost, 864 GB/s GDDR6, 96 MB L2, FP32 91.6 TFLOP/s (FP64 1/64:
+    // 1.43), tensor TF32 183 | 366 sparse, FP16 and BF16 362.05 | 733.
+    return datasheet("NVIDIA L40S (datasheet)", "sm_89", 142, 2520, 100, 96,
+                     864, 91.6, 1.431, 362.05, 183, 1.431);
+  if (name == "b200")
+    // sm_100. NVIDIA HGX B200 datasheet, per GPU (1000 W): 8 TB/s HBM3e,
+    // FP32 80 TFLOP/s, FP64 and FP64 tensor 40, tensor TF32 1100 | 2200
+    // sparse, FP16 and BF16 2250 | 4500; 148 SMs, 126 MB L2 (Chips and
+    // Cheese, "Nvidia's B200"); the clock, 2111 MHz, is what 80 TFLOP/s
+    // of FP32 on 148 SMs of 128 lanes implies.
+    return datasheet("NVIDIA B200 (datasheet)", "sm_100", 148, 2111, 228, 126,
+                     8000, 80, 40, 2250, 1100, 40);
+  if (name == "rtx-5090")
+    // sm_120. NVIDIA GeForce RTX 5090 (Blackwell GB202 whitepaper): 170
+    // SMs at 2407 MHz boost, 1792 GB/s GDDR7, 96 MB L2, FP32 104.8
+    // TFLOP/s (FP64 1/64: 1.64), tensor TF32 104.8 | 209.5 sparse, FP16
+    // and BF16 with FP32 accumulate 209.5 | 419 (half the 419 | 838 of
+    // FP16 accumulate).
+    return datasheet("NVIDIA GeForce RTX 5090 (datasheet)", "sm_120", 170, 2407,
+                     100, 96, 1792, 104.8, 1.637, 209.5, 104.8, 1.637);
   if (name == "h200-measured") {
     // stencil-probe on the lent H200, 2026-11-22
     // (docs/results/calibration/h200-probe.hw): the ceilings the weights
@@ -192,6 +232,7 @@ std::optional<HardwareDesc> stencilc::builtinHardware(llvm::StringRef name) {
     HardwareDesc hw = datasheet("NVIDIA H200 (measured by stencil-probe)",
                                 "sm_90", 132, 1980, 228, 60, 4267.112,
                                 65.346, 33.436, 627.155, 313.116, 66.814);
+    hw.origin = "measured by stencil-probe; the weights were fitted on it";
     hw.sharedBandwidth = 33257.027e9;
     hw.tensorCore[1] = 626.205 * kTera;
     hw.sparseTensorCore = {870.464 * kTera, 965.655 * kTera,
@@ -202,11 +243,16 @@ std::optional<HardwareDesc> stencilc::builtinHardware(llvm::StringRef name) {
 }
 
 llvm::StringRef stencilc::builtinHardwareNames() {
-  return "a100-40, a100-80, h100-sxm, h100-pcie, h200, h200-measured";
+  return "a100-40, a100-80, rtx-a6000, l40s, h100-sxm, h100-pcie, h200, "
+         "h200-measured, b200, rtx-5090";
 }
 
 HardwareDesc stencilc::defaultHardware() {
   return *builtinHardware("h200-measured");
+}
+
+HardwareDesc stencilc::defaultHardware(GpuArch arch) {
+  return *builtinHardware(archInfo(arch).gpu);
 }
 
 std::optional<HardwareDesc> stencilc::parseHardware(unsigned bufferId,
@@ -215,6 +261,7 @@ std::optional<HardwareDesc> stencilc::parseHardware(unsigned bufferId,
   llvm::StringRef text = buf->getBuffer();
   HardwareDesc hw = defaultHardware();
   hw.name.clear();
+  hw.origin = "a description file";
   llvm::StringMap<llvm::SMLoc> seen;
   bool ok = true, weightsGiven = false;
   size_t pos = 0;
@@ -280,10 +327,10 @@ std::optional<HardwareDesc> stencilc::parseHardware(unsigned bufferId,
       continue;
     }
     if (k->setText) {
-      if (key == "arch" && value != "sm_80" && value != "sm_90") {
+      if (key == "arch" && !parseArch(value)) {
         diags.error(valueLoc, "arch '" + value +
-                                  "' is not supported; expected sm_80 or "
-                                  "sm_90");
+                                  "' is not supported; expected " +
+                                  archNames());
         ok = false;
         continue;
       }

@@ -12,24 +12,6 @@
 
 using namespace stencilc;
 
-llvm::StringRef stencilc::archName(GpuArch arch) {
-  return arch == GpuArch::SM80 ? "sm_80" : "sm_90";
-}
-
-std::optional<GpuArch> stencilc::parseArch(llvm::StringRef name) {
-  if (name == "sm_80")
-    return GpuArch::SM80;
-  if (name == "sm_90")
-    return GpuArch::SM90;
-  return std::nullopt;
-}
-
-int64_t stencilc::maxSharedBytesPerBlock(GpuArch arch) {
-  // CUDA programming guide, compute capability tables: 163 KB on 8.0,
-  // 227 KB on 9.0.
-  return arch == GpuArch::SM80 ? 163 * 1024 : 227 * 1024;
-}
-
 /// The automatic fusion depth: a fused halo t*r of about 8 points in 1-D and
 /// 2-D and 2 in 3-D, where the recomputed halo is a large share of the tile.
 /// Read off the fusion sweep of docs/benchmarks.md (H200, f32). stencilc

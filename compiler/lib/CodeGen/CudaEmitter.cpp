@@ -2093,6 +2093,58 @@ static bool checkLiterals(const StencilEmitter &e, const Stencil &s,
   return false;
 }
 
+/// The guard that stops a build for a GPU the kernels were not planned
+/// for. The plans fit the shared memory one block may hold on opts.arch;
+/// the code runs unchanged on any newer architecture whose blocks may hold
+/// what its kernels take (every one has the instructions of sm_80, and
+/// sm_100 and sm_120 the f64 m16n8 MMAs of sm_90), while on one with less
+/// the launch would fail, and an older one may lack instructions. A table
+/// in a comment shows the reasoning; the #if lists the __CUDA_ARCH__ values
+/// it allows (__CUDA_ARCH__ is the compute capability times 10, also for
+/// the sm_90a-style variants).
+static void
+emitArchGuard(Emitter &c, const CudaOptions &opts,
+              const std::vector<CudaCorePlan> &plans,
+              const std::vector<std::optional<TensorCorePlan>> &tcPlans) {
+  int64_t shared = 0;
+  for (const CudaCorePlan &p : plans)
+    shared = std::max(shared, p.sharedBytes);
+  for (const std::optional<TensorCorePlan> &p : tcPlans)
+    if (p)
+      shared = std::max(shared, p->sharedBytes + p->staticBytes);
+  std::vector<GpuArch> builds = archsRunning(opts.arch, shared);
+  c.line("// Where this file builds: {}, which it was generated for, and "
+         "each newer",
+         archName(opts.arch).str());
+  c.line("// architecture whose blocks may hold the {} bytes of shared "
+         "memory its",
+         shared);
+  c.line("// kernels take (stencilc --arch plans them for another).");
+  c.line("//   __CUDA_ARCH__  shared memory per block  builds");
+  std::string allowed, names;
+  for (const ArchInfo &a : allArchs()) {
+    bool yes = llvm::is_contained(builds, a.arch);
+    c.line("//   {:<14} {:<24} {}", a.number * 10, a.sharedPerBlock,
+           a.arch == opts.arch                ? "yes (generated for it)"
+           : yes                              ? "yes"
+           : a.number < archNumber(opts.arch) ? "no (older)"
+                                              : "no (less shared memory)");
+    if (!yes)
+      continue;
+    allowed += fmt::format(" && __CUDA_ARCH__ != {}", a.number * 10);
+    if (!names.empty())
+      names += a.arch == builds.back() ? " or " : ", ";
+    names += a.name.str();
+  }
+  c.line("#if defined(__CUDA_ARCH__){}", allowed);
+  c.line("#error \"{} was generated for {} and its blocks take {} bytes of "
+         "shared memory: compile it for {} (nvcc -gencode "
+         "arch=compute_XY,code=sm_XY), or regenerate it with stencilc "
+         "--arch for this GPU\"",
+         opts.sourceName, archName(opts.arch).str(), shared, names);
+  c.line("#endif");
+}
+
 std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
                                              const CudaOptions &opts,
                                              DiagnosticEngine &diags) {
@@ -2169,20 +2221,7 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   c.line("// ---- end of the embedded runtime ----");
   c.line("#include <algorithm>\n#include <utility>\n#include <vector>");
   c.blank();
-  if (opts.arch == GpuArch::SM80)
-    c.line("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 800 && "
-           "__CUDA_ARCH__ != 900");
-  else
-    c.line("#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ != 900");
-  c.line("#error \"{} was generated for {}{}: compile it with {}, or "
-         "regenerate it with stencilc --arch\"",
-         opts.sourceName, archName(opts.arch).str(),
-         opts.arch == GpuArch::SM80 ? " and sm_90" : "",
-         opts.arch == GpuArch::SM80
-             ? "-gencode arch=compute_80,code=sm_80 and/or arch=compute_90,"
-               "code=sm_90"
-             : "-gencode arch=compute_90,code=sm_90");
-  c.line("#endif");
+  emitArchGuard(c, opts, plans, tcPlans);
   c.blank();
   for (size_t i = 0; i < module.stencils.size(); ++i) {
     const Stencil &s = module.stencils[i];

@@ -5,6 +5,7 @@
 #include "stencilc/IR/IRPrinter.h"
 #include "stencilc/IR/MatrixEmulator.h"
 #include "stencilc/IR/Weights.h"
+#include "stencilc/Support/GpuArch.h"
 
 #include <algorithm>
 #include <map>
@@ -299,13 +300,25 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
         (2 * plan.bufElems + plan.threads / 32 * plan.stageElems) * elemBytes;
     return boxElems;
   };
+  // The program's target sets what one block may hold; the passes take
+  // only the numbers of known architectures (checkArch), and should another
+  // get here, the smallest shared memory of any is the safe guess.
+  const GpuArch arch = archFromNumber(p.arch).value_or(GpuArch::SM86);
+  // At most 48 KiB for a buffer and the gather table (the kernel holds two
+  // buffers, in dynamic shared memory), and less where two of them and the
+  // warps' staging areas would not fit a block: on sm_86, sm_89 and sm_120
+  // (99 KiB) with large patches of 8-byte elements. The staging areas do
+  // not depend on the tile.
+  const int64_t bufferLimit = std::min<int64_t>(
+      48 * 1024, (maxSharedBytesPerBlock(arch) -
+                  plan.threads / 32 * plan.stageElems * elemBytes) /
+                     2);
   for (;;) {
-    // At most 48 KiB for a buffer and the gather table (the kernel holds
-    // two buffers, in dynamic shared memory), and gather offsets that fit
-    // 16 bits with 0xFFFF left for zero columns.
+    // And gather offsets that fit 16 bits with 0xFFFF left for zero
+    // columns.
     int64_t boxElems = size();
     int64_t bufferBytes = plan.bufElems * elemBytes + lutBytes(plan, p);
-    if (boxElems < 0xFFFF && bufferBytes <= 48 * 1024)
+    if (boxElems < 0xFFFF && bufferBytes <= bufferLimit)
       break;
     int shrink = -1;
     for (int a = 0; a < fast; ++a)
@@ -321,8 +334,11 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     if (shrink < 0) {
       diags.error(s.loc, "the tensor-core tile of stencil '" + s.name +
                              "' needs " + llvm::Twine(bufferBytes) +
-                             " bytes of shared memory, more than 48 KiB; "
-                             "use a smaller patch or fusion depth");
+                             " bytes of shared memory per buffer, more than "
+                             "the " +
+                             llvm::Twine(bufferLimit) + " allowed on " +
+                             archName(arch) +
+                             "; use a smaller patch or fusion depth");
       return std::nullopt;
     }
     plan.patches[shrink] = shrink == fast
@@ -331,10 +347,11 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
   }
   if (plan.rolling) {
     // Three blocks per SM where the shared memory allows (each SM has
-    // 228 KiB on sm_90, 164 KiB on sm_80, less 1 KiB per block): the
-    // rolling kernel is latency-bound at two (docs/benchmarks.md, session
-    // 6). Whole runs of patch rows per warp, at least 8 each.
-    const int64_t perBlock = (p.arch >= 90 ? 228 : 164) * 1024 / 3 - 1024;
+    // 228 KiB on sm_90 and sm_100, 164 KiB on sm_80, 100 KiB on sm_86,
+    // sm_89 and sm_120, less 1 KiB per block): the rolling kernel is
+    // latency-bound at two (docs/benchmarks.md, session 6). Whole runs of
+    // patch rows per warp, at least 8 each.
+    const int64_t perBlock = sharedBytesPerSM(arch) / 3 - 1024;
     const int warps = plan.threads / 32;
     for (size(); plan.sharedBytes > perBlock && plan.patches[0] > 8 * warps;
          size())
@@ -346,6 +363,7 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
   plan.jobs = plan.patches[fast] / 8;
   for (int a = 0; a < fast; ++a)
     plan.jobs *= plan.patches[a];
+  plan.staticBytes = lutBytes(plan, p);
   return plan;
 }
 

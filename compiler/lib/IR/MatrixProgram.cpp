@@ -74,7 +74,8 @@ std::vector<FragmentShape> stencilc::legalFragments(MmaType type, bool sparse,
   case MmaType::F64:
     if (sparse)
       return {};
-    // PTX.md: the m16n8k{4,8,16} f64 shapes are sm_90 only.
+    // PTX.md: the m16n8k{4,8,16} f64 shapes need sm_90; sm_100 and sm_120
+    // have them too (ptxas of CUDA 13.0), sm_86 and sm_89 do not.
     return arch >= 90 ? shapes({{16, 8, 16}, {16, 8, 8}, {16, 8, 4}, {8, 8, 4}})
                       : shapes({{8, 8, 4}});
   }

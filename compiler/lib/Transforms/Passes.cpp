@@ -18,6 +18,11 @@
 
 using namespace stencilc;
 
+/// The `arch` option of the layout passes: an --arch's number (GpuArch.h).
+static const char *const kArchHelp =
+    "target: 80, 86, 89, 90, 100 or 120 (90 and later add the f64 m16n8 "
+    "shapes)";
+
 const std::vector<PassInfo> &stencilc::registeredPasses() {
   static const std::vector<PassInfo> passes = {
       {"temporal-fusion",
@@ -33,7 +38,7 @@ const std::vector<PassInfo> &stencilc::registeredPasses() {
        }},
       {"flatten",
        "im2row: the (fused) kernel as one row of A, one patch per output",
-       {{"arch", "target, 80 or 90 (sm_90 adds the f64 m16n8 shapes)", 90}},
+       {{"arch", kArchHelp, 90}},
        [](Module &m, const llvm::StringMap<int> &opts,
           DiagnosticEngine &diags) {
          for (Stencil &s : m.stencils)
@@ -45,7 +50,7 @@ const std::vector<PassInfo> &stencilc::registeredPasses() {
        "One banded block of A per kernel row, n outputs per patch along the "
        "fastest axis (TCStencil, SPIDER)",
        {{"rows", "outputs per patch, n (0: kx + 1 rounded up to even)", 0},
-        {"arch", "target, 80 or 90 (sm_90 adds the f64 m16n8 shapes)", 90}},
+        {"arch", kArchHelp, 90}},
        [](Module &m, const llvm::StringMap<int> &opts,
           DiagnosticEngine &diags) {
          for (Stencil &s : m.stencils)
@@ -59,7 +64,7 @@ const std::vector<PassInfo> &stencilc::registeredPasses() {
        "staircase property (SparStencil)",
        {{"r1", "outputs per patch along the fastest axis", 4},
         {"r2", "outputs per patch along the next axis (1 in 1-D)", 4},
-        {"arch", "target, 80 or 90 (sm_90 adds the f64 m16n8 shapes)", 90}},
+        {"arch", kArchHelp, 90}},
        [](Module &m, const llvm::StringMap<int> &opts,
           DiagnosticEngine &diags) {
          for (Stencil &s : m.stencils) {

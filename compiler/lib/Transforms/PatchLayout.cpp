@@ -1,6 +1,7 @@
 //===- PatchLayout.cpp - The box-patch construction of the layouts --------===//
 
 #include "stencilc/Transforms/PatchLayout.h"
+#include "stencilc/Support/GpuArch.h"
 
 #include <algorithm>
 
@@ -111,11 +112,9 @@ stencilc::buildPatchProgram(const Stencil &s, const LayoutKernel &k,
 
 bool stencilc::checkArch(const Stencil &s, llvm::StringRef pass, int arch,
                          DiagnosticEngine &diags) {
-  if (arch == 80 || arch == 90)
+  if (archFromNumber(arch))
     return true;
-  diags.error(s.loc, pass +
-                         " targets sm_80 or sm_90: arch=80 or arch=90, "
-                         "not arch=" +
-                         llvm::Twine(arch));
+  diags.error(s.loc, pass + " targets " + archNames() + ": arch=" +
+                         archNumbers() + ", not arch=" + llvm::Twine(arch));
   return false;
 }

@@ -11,20 +11,52 @@ using namespace stencilc::test;
 namespace {
 
 TEST(Hardware, BuiltinsFromDatasheets) {
-  for (const char *name : {"a100-40", "a100-80", "h100-sxm", "h100-pcie",
-                           "h200"}) {
+  for (const char *name :
+       {"a100-40", "a100-80", "rtx-a6000", "l40s", "h100-sxm", "h100-pcie",
+        "h200", "b200", "rtx-5090"}) {
     SCOPED_TRACE(name);
     std::optional<HardwareDesc> hw = builtinHardware(name);
     ASSERT_TRUE(hw);
-    EXPECT_GT(hw->bandwidth, 1e12);
-    EXPECT_GT(hw->sms, 100);
+    EXPECT_GT(hw->bandwidth, 7e11);
+    EXPECT_GT(hw->sms, 80);
+    EXPECT_EQ(hw->origin, "datasheet figures, uncalibrated");
+    EXPECT_TRUE(parseArch(hw->arch)) << hw->arch;
     // Sparse tensor cores double the dense rate; f64 has none.
     for (int t = 0; t < 3; ++t)
       EXPECT_DOUBLE_EQ(hw->sparseTensorCore[t], 2 * hw->tensorCore[t]);
     EXPECT_EQ(hw->sparseTensorCore[3], 0);
+    // f16 and bf16 with f32 accumulators run at one rate, tf32 at half.
+    EXPECT_DOUBLE_EQ(hw->tensorCore[0], hw->tensorCore[1]);
+    EXPECT_NEAR(hw->tensorCore[2] / hw->tensorCore[0], 0.5, 0.02);
+    EXPECT_GT(hw->tensorCore[3], 0);
+    EXPECT_GT(hw->cudaCoreF32, hw->cudaCoreF64);
   }
   EXPECT_FALSE(builtinHardware("v100"));
   EXPECT_DOUBLE_EQ(builtinHardware("h200")->bandwidth, 4.8e12);
+  // The GeForce part runs f16 with f32 accumulators at the FP32 rate
+  // times two, half its f16-accumulator rate; the professional and
+  // data-centre parts at four times or more.
+  HardwareDesc geforce = *builtinHardware("rtx-5090");
+  EXPECT_DOUBLE_EQ(geforce.tensorCore[0], 209.5e12);
+  EXPECT_NEAR(geforce.tensorCore[0] / geforce.cudaCoreF32, 2, 0.01);
+  HardwareDesc pro = *builtinHardware("rtx-a6000");
+  EXPECT_NEAR(pro.tensorCore[0] / pro.cudaCoreF32, 4, 0.01);
+}
+
+TEST(Hardware, EachArchitectureHasADefaultDescription) {
+  for (const ArchInfo &a : allArchs()) {
+    SCOPED_TRACE(a.name.str());
+    std::optional<HardwareDesc> hw = builtinHardware(a.gpu);
+    ASSERT_TRUE(hw);
+    EXPECT_EQ(hw->arch, a.name);
+    EXPECT_EQ(defaultHardware(a.arch).name, hw->name);
+    // Each SM's shared memory as the compute capability has it.
+    EXPECT_DOUBLE_EQ(hw->sharedKiBPerSM * 1024, a.sharedPerSM);
+  }
+  // sm_90's is the measured H200 the weights were fitted on.
+  EXPECT_EQ(defaultHardware(GpuArch::SM90).name, defaultHardware().name);
+  EXPECT_EQ(defaultHardware(GpuArch::SM90).origin,
+            "measured by stencil-probe; the weights were fitted on it");
 }
 
 TEST(Hardware, PrintParseRoundTrip) {
@@ -121,8 +153,12 @@ TEST(Hardware, LocatedErrors) {
             std::string::npos);
   std::string arch = good;
   arch.replace(arch.find("sm_90"), 5, "sm_70");
-  EXPECT_NE(errorsOf(arch).find("arch 'sm_70' is not supported"),
+  EXPECT_NE(errorsOf(arch).find("arch 'sm_70' is not supported; expected "
+                                "sm_80, sm_86, sm_89, sm_90, sm_100 or "
+                                "sm_120"),
             std::string::npos);
+  arch.replace(arch.find("sm_70"), 5, "sm_120");
+  EXPECT_EQ(errorsOf(arch), "");
   std::string empty = good;
   empty.replace(empty.find("sms = 132"), 9, "sms =");
   EXPECT_NE(errorsOf(empty).find("key 'sms' has no value"), std::string::npos);

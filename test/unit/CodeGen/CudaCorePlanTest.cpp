@@ -37,6 +37,37 @@ TEST(CudaCorePlan, TilesShrinkToFitAndDeepFusionIsRejected) {
   EXPECT_FALSE(planCudaCore(c.stencil(), 32, GpuArch::SM80, c.diags));
 }
 
+TEST(CudaCorePlan, EveryArchitecturesPlansFitItsBlocks) {
+  // The 99 KB of sm_86, sm_89 and sm_120 shrink what 227 KB hold on sm_90
+  // and sm_100: the 3-D rings and the 2-D tiles of deep fusion.
+  Compiled cube("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+                "u' = box(u, 1, 0.01); }");
+  Compiled flat("stencil s { grid u : f64[2]; boundary u : clamp;\n"
+                "u' = box(u, 2, 0.01); }");
+  ASSERT_TRUE(cube.module) << cube.diagText;
+  ASSERT_TRUE(flat.module) << flat.diagText;
+  for (const ArchInfo &a : allArchs()) {
+    SCOPED_TRACE(a.name.str());
+    for (int fuse : {1, 3, 6}) {
+      auto stream = planCudaCore(cube.stencil(), fuse, a.arch, cube.diags);
+      ASSERT_TRUE(stream) << fuse;
+      EXPECT_TRUE(stream->stream);
+      EXPECT_LE(stream->sharedBytes, a.sharedPerBlock) << fuse;
+      auto box = planCudaCore(flat.stencil(), fuse, a.arch, flat.diags);
+      ASSERT_TRUE(box) << fuse;
+      EXPECT_LE(box->sharedBytes, a.sharedPerBlock) << fuse;
+    }
+  }
+  // Deep 3-D fusion advances fewer rows per iteration, with smaller rings,
+  // in 99 KB than in 227 KB.
+  auto big = planCudaCore(cube.stencil(), 6, GpuArch::SM100, cube.diags);
+  auto small = planCudaCore(cube.stencil(), 6, GpuArch::SM120, cube.diags);
+  ASSERT_TRUE(big && small);
+  EXPECT_GT(big->sharedBytes, maxSharedBytesPerBlock(GpuArch::SM120));
+  EXPECT_LT(small->rows, big->rows);
+  EXPECT_LT(small->ring, big->ring);
+}
+
 TEST(CudaCorePlan, ThreeDimensionalStencilsStream) {
   Compiled c("stencil s { grid u : f64[3]; boundary u : clamp;\n"
              "u' = box(u, 1, 0.01); }");

@@ -381,7 +381,7 @@ TEST_F(TuneTest, BadOptions) {
             "stencilc: error: --tune needs at least one timed repetition, "
             "not 0\n"
             "stencilc: error: --tune: unsupported arch 'compute_80'; "
-            "expected sm_80 or sm_90\n");
+            "expected sm_80, sm_86, sm_89, sm_90, sm_100 or sm_120\n");
   EXPECT_EQ(read("stencilc.args"), "");
 }
 

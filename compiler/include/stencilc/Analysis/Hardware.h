@@ -2,9 +2,11 @@
 //
 // What the cost model knows of a GPU: its memory bandwidths and the peak of
 // every unit per type. Built-in descriptions come from datasheets
-// (`--gpu=a100-40|a100-80|h100-sxm|h100-pcie|h200`), plus the lent H200
-// as measured (`h200-measured`, the default); `stencil-probe`
-// measures a GPU and writes a description file that `--hw=FILE` loads:
+// (`--gpu=a100-40|a100-80|rtx-a6000|l40s|h100-sxm|h100-pcie|h200|b200|
+// rtx-5090`), plus the lent H200 as measured (`h200-measured`); each
+// --arch has one by default (GpuArch.h), sm_90 the measured H200, which
+// alone the model is calibrated on. `stencil-probe` measures a GPU and
+// writes a description file that `--hw=FILE` loads:
 //
 //   # comment
 //   name = NVIDIA H200
@@ -22,6 +24,7 @@
 
 #include "stencilc/IR/ElemType.h"
 #include "stencilc/Support/Diagnostics.h"
+#include "stencilc/Support/GpuArch.h"
 
 #include "llvm/ADT/StringRef.h"
 
@@ -63,6 +66,11 @@ struct CostWeights {
 
 struct HardwareDesc {
   std::string name;
+  /// Where the figures come from, for --explain: "datasheet figures,
+  /// uncalibrated", "measured by stencil-probe; the weights were fitted on
+  /// it" or "a description file"; the driver prefixes the option or
+  /// default that chose it.
+  std::string origin;
   std::string arch = "sm_90";
   int sms = 0;
   double clockMHz = 0;
@@ -87,9 +95,13 @@ struct HardwareDesc {
 std::optional<HardwareDesc> builtinHardware(llvm::StringRef name);
 /// The names builtinHardware knows, for messages and --help.
 llvm::StringRef builtinHardwareNames();
-/// The default: the lent H200 as stencil-probe measured it
-/// (h200-measured), the ceilings the built-in weights were fitted against.
+/// The lent H200 as stencil-probe measured it (h200-measured), the
+/// ceilings the built-in weights were fitted against: the default for
+/// sm_90.
 HardwareDesc defaultHardware();
+/// The description the cost model uses for `arch` unless --gpu or --hw
+/// name one: ArchInfo::gpu, a datasheet but for sm_90.
+HardwareDesc defaultHardware(GpuArch arch);
 
 /// Parses a description file held in buffer `bufferId` of the engine's
 /// SourceMgr. Errors are located at the offending line.

@@ -11,6 +11,7 @@
 
 #include "stencilc/IR/Stencil.h"
 #include "stencilc/Support/Diagnostics.h"
+#include "stencilc/Support/GpuArch.h"
 
 #include <array>
 #include <optional>
@@ -19,14 +20,8 @@
 
 namespace stencilc {
 
-enum class GpuArch { SM80, SM90 };
-
-llvm::StringRef archName(GpuArch arch);
-std::optional<GpuArch> parseArch(llvm::StringRef name);
-/// Largest dynamic shared memory one block may opt in to.
-int64_t maxSharedBytesPerBlock(GpuArch arch);
 /// The most threads a block may have, on every architecture stencilc
-/// targets.
+/// targets (each SM holds at least 1536).
 constexpr int kMaxThreads = 1024;
 /// A tile's extents as --tile writes them: "64x64", "128x26x26".
 std::string tileName(const std::array<int, kMaxDims> &tile, int dims);

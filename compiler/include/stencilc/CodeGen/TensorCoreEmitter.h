@@ -68,6 +68,10 @@ struct TensorCorePlan {
   /// The kernel's dynamic shared memory: two buffers and the warps'
   /// staging areas (the gather table, if any, is static).
   int64_t sharedBytes = 0;
+  /// The gather table's static shared memory (0 without one): with
+  /// sharedBytes, what a block holds, within the program's architecture's
+  /// limit.
+  int64_t staticBytes = 0;
   /// B's gather, per element k = (K tile, register, element) of a lane's
   /// fragment. When the point lane t reads is the patch corner + `lane[t]`
   /// + `constant[k]` for every k (true of row-decomposed matrices, with or

@@ -65,7 +65,8 @@ struct FragmentShape {
 
 /// The shapes PTX offers for `type` (PTX.md), largest K first. Sparse shapes
 /// exist for f16, bf16 and tf32 only; the f64 m16n8k{4,8,16} shapes need
-/// sm_90 (`arch` is 80 or 90).
+/// sm_90 or later (`arch` is an architecture's number, GpuArch.h: 80 to
+/// 120; ptxas of CUDA 13.0 takes them for sm_100 and sm_120 too).
 std::vector<FragmentShape> legalFragments(MmaType type, bool sparse, int arch);
 
 enum class MatrixLayout { Flatten, Decompose, Morph };
@@ -195,7 +196,7 @@ struct MatrixProgram {
 
   SparsityPattern pattern = SparsityPattern::Dense;
   FragmentShape shape;
-  int arch = 90;
+  int arch = 90; ///< The target's number (GpuArch.h): 80, 86, ..., 120.
   /// Split-TF32 (docs/language.md §6.4), tf32 shapes only, set by
   /// compress24{split=1}: every operand x is held as two tf32 parts, hi =
   /// tf32(x) and lo = tf32(x - hi), and each fragment tile's product takes

@@ -38,12 +38,12 @@ std::optional<LayoutKernel> layoutKernel(const Stencil &s, llvm::StringRef pass,
 /// A program whose patch is `patch` outputs per axis and whose columns are
 /// `columns` (offsets from the patch origin; zero columns allowed); fills A
 /// from the kernel's taps and sets the shape to the largest-K dense
-/// fragment of the grid's type on `arch` (80 or 90).
+/// fragment of the grid's type on `arch` (80, 86, 89, 90, 100 or 120).
 MatrixProgram buildPatchProgram(const Stencil &s, const LayoutKernel &k,
                                 MatrixLayout layout, const Offset &patch,
                                 std::vector<MatrixColumn> columns, int arch);
 
-/// Reports an error unless `arch` is 80 or 90.
+/// Reports an error unless `arch` is an architecture's number (GpuArch.h).
 bool checkArch(const Stencil &s, llvm::StringRef pass, int arch,
                DiagnosticEngine &diags);
 
