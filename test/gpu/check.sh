@@ -23,6 +23,9 @@
 # EXAMPLES may also name the larger boxes of test/gpu/Inputs (box-2d81p,
 # box-3d343p, box-3d729p: radius 4 in 2-D, 3 and 4 in 3-D), which are
 # timed like the benchmark set.
+# ARCHS="86 89" (the default; ARCHS= for none) adds each example's code for
+# --arch=sm_86 and sm_89 (EX.src.sm86; f16 tc and sptc: EX.f16.sm86tc), built
+# as PTX that the driver compiles for the GPU in hand.
 # BENCH=0 skips the timing, CHECKS=0 the correctness checks (for a timing
 # run of code that was just checked), MEMCHECK=0 compute-sanitizer. A
 # program already built from its current source is not built again.
@@ -128,6 +131,20 @@ generate() {
     # sm_80 code, built as a fat binary that also runs on sm_90.
     "$stencilc" "$(src_of "$ex")" --emit-main --arch=sm_80 \
       -o "$dir/$ex.src.sm80.cu"
+    # Code for the smaller-shared-memory Ampere and Ada parts (ARCHS, default
+    # "86 89"), built as PTX only: the driver compiles it for the GPU in hand
+    # when the program loads, so an H100 runs exactly their kernels. Linear
+    # examples add f16 tensor-core variants, whose buffers those parts size.
+    for a in ${ARCHS-86 89}; do
+      "$stencilc" "$(src_of "$ex")" --emit-main --arch=sm_$a \
+        -o "$dir/$ex.src.sm$a.cu" || echo "GENERATE FAIL $ex.src.sm$a"
+      [[ " $no_tc " == *" $ex "* ]] && continue
+      for tg in tc sptc; do
+        "$stencilc" "$(src_of "$ex")" --emit-main --arch=sm_$a --type=f16 \
+          --target=$tg -o "$dir/$ex.f16.sm$a$tg.cu" ||
+          echo "GENERATE FAIL $ex.f16.sm$a$tg"
+      done
+    done
     # Grids of several types (--type would make them one): the source's
     # types at the automatic depth and at 1.
     if "$stencilc" "$(src_of "$ex")" --emit=ir -o - | grep -q 'type=mixed'; then
@@ -177,7 +194,9 @@ run() {
   ls *.cu | sed 's/\.cu$//' | xargs -P "$(nproc)" -I{} sh -c \
     '[ -x {} ] && [ {} -nt {}.cu ] && exit 0;
      gencode="-gencode arch=compute_90,code=sm_90";
-     case {} in *.sm80) gencode="-gencode arch=compute_80,code=sm_80 $gencode";; esac;
+     case {} in *.sm80) gencode="-gencode arch=compute_80,code=sm_80 $gencode";;
+       *.sm86*) gencode="-gencode arch=compute_86,code=compute_86";;
+       *.sm89*) gencode="-gencode arch=compute_89,code=compute_89";; esac;
      nvcc -O3 $gencode {}.cu -o {} 2> {}.build.log || echo "BUILD FAIL {}"'
   local failed=0
   # Correctness: every variant at every size, in parallel (the float64
@@ -236,7 +255,8 @@ CHECK
     echo "memcheck: $(grep -c '^MEMCHECK.*exit=[04]$' "$log") of $(wc -l < memcheck.list) clean"
   fi
   # The tensor-core variants really run tensor-core instructions.
-  for bin in $(ls *.*tc* 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$'); do
+  # (PTX-only variants, .sm86 and .sm89, have no SASS to look at.)
+  for bin in $(ls *.*tc* 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$' | grep -v '\.sm8[69]'); do
     local ops; ops=$(cuobjdump --dump-sass "$bin" | grep -o '[HD]MMA[.A-Z0-9]*' | sort -u | tr '\n' ' ')
     echo "SASS variant=$bin ops=${ops:-none}" >> "$log"
     case $bin in
