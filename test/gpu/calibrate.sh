@@ -16,6 +16,7 @@
 # only: split-TF32 kernels are scored, not fitted.
 # run writes DIR/results.txt (RESULT lines, as test/gpu/check.sh) and
 # DIR/probe.hw; RESULTS and PROBE may point elsewhere (under $OUT), and
+# BENCHMARKS="box3d2r star3d4r ..." may name the shapes of dsl-examples/an5d/.
 # PART=k/n runs every n-th variant from the k-th. UNITS="cuda-core" (default
 # "cuda-core tc sptc") generates only those units' candidates: a refit of
 # their weights after a change to their kernels, the other units' results
@@ -27,6 +28,13 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 stencilc=${STENCILC:-$root/build/tools/stencilc/stencilc}
 benchmarks=${BENCHMARKS:-"heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d box-3d27p"}
 types=${TYPES:-"f16 bf16 f32 f64"}
+
+# The source of a shape: dsl-examples/, else its an5d/ suite
+# (BENCHMARKS="star3d4r box3d2r ...").
+src_of() {
+  if [ -f "$root/dsl-examples/$1.st" ]; then echo "$root/dsl-examples/$1.st"
+  else echo "$root/dsl-examples/an5d/$1.st"; fi
+}
 
 bench_size() {
   case $1 in 1) echo 10240000 ;; 2) echo 10240x10240 ;; 3) echo 512x512x512 ;; esac
@@ -62,7 +70,7 @@ generate() {
           [ -z "${units// }" ] && continue
         fi
         local explain="$dir/$ex.$ty.$policy.explain"
-        "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=$policy \
+        "$stencilc" "$(src_of "$ex")" --type=$ty --precision=$policy \
           --explain > "$explain" || { echo "EXPLAIN FAIL $ex.$ty"; continue; }
         local n=0
         # Candidate rows start with a target name.
@@ -72,7 +80,7 @@ generate() {
             n=$((n + 1))
             local v="$ex.$ty.$prefix$n"
             # shellcheck disable=SC2046
-            "$stencilc" "$root/dsl-examples/$ex.st" --type=$ty --precision=$policy \
+            "$stencilc" "$(src_of "$ex")" --type=$ty --precision=$policy \
               $(flags_of "$label") --emit-main -o "$dir/$v.cu" ||
               { echo "GENERATE FAIL $v $label"; continue; }
             echo "$v $ex $ty $label" >> "$dir/manifest.txt"
@@ -103,7 +111,7 @@ run() {
     'nvcc -O3 -gencode arch=compute_90,code=sm_90 {}.cu -o {} 2> {}.build.log || echo "BUILD FAIL {}"'
   while read -r v ex ty label; do
     [ -x "$v" ] || { echo "RESULT variant=$v status=NOBUILD" >> "$log"; continue; }
-    local d; d=$(grep -m1 -o 'f[0-9]*\[[123]\]' "$root/dsl-examples/$ex.st" | grep -o '[123]\]' | tr -d ']')
+    local d; d=$(grep -m1 -o 'f[0-9]*\[[123]\]' "$(src_of "$ex")" | grep -o '[123]\]' | tr -d ']')
     if ./"$v" --reps=5 --min-time=0.2 --size=$(bench_size "$d") --steps=8 \
         < /dev/null > "$v.out" 2>&1 && grep -q '^RESULT' "$v.out"; then
       sed "s/^RESULT /RESULT variant=$v /" "$v.out" | grep '^RESULT' >> "$log"
