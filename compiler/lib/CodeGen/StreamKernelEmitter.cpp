@@ -1,0 +1,444 @@
+//===- StreamKernelEmitter.cpp - The CUDA-core streaming kernel ------------===//
+//
+// The streaming kernel of the CUDA-core strategy (CudaEmitter.cpp): 2.5-D
+// blocking of a 3-D stencil of one grid along axis 0, every fused level in
+// flight (docs/architecture.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "StencilEmitter.h"
+#include "stencilc/CodeGen/DistributedEmitter.h"
+#include "stencilc/IR/LinearForm.h"
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+using namespace stencilc;
+
+//===- The streaming kernel ----------------------------------------------===//
+//
+// One thread per point of the slab box (axes 1..); the block walks its
+// segment of axis 0 kV rows (planes in 3-D) at a time. Iteration j loads
+// rows j * kV .. j * kV + kV - 1 of the segment's window into level 0, and
+// level k computes the kV rows from j * kV - k * kD out of the rows level
+// k - 1 made in earlier iterations (kD = kV + kR0), so one barrier per
+// iteration separates every write from every read. A level's
+// rows live twice: in the thread's registers (q<k>_<m>, the reads of its
+// own column) and in a ring of kRing slabs in shared memory (the reads of
+// other columns). Rows of a level before its first valid one hold garbage
+// that no valid row reads.
+
+/// The ring slot of window row `row`: `row & (kRing - 1)`, parenthesised.
+static std::string ringSlot(const std::string &row) {
+  bool bare = row.find(' ') == std::string::npos;
+  return "(" + (bare ? row : "(" + row + ")") + " & (kRing - 1))";
+}
+
+std::vector<int> StencilEmitter::ghostAxes() const {
+  std::vector<int> axesOut;
+  if (elem != comp)
+    return axesOut;
+  const Grid &grid = s.grids[updated.front()];
+  // Axes with one constant dirichlet value on both sides.
+  for (int a = 1; a < D; ++a) {
+    const AxisBoundary &b = grid.boundary[a];
+    if (b.uniform() && b.side[0].kind == BoundaryKind::Dirichlet &&
+        b.side[0].node < 0)
+      axesOut.push_back(a);
+  }
+  return axesOut;
+}
+
+/// The streaming kernel's constants after those it shares with the box
+/// kernel (emitConstants).
+void StencilEmitter::emitStreamConstants() {
+  std::string slab;
+  for (int a = 1; a < D; ++a) {
+    std::string i = std::to_string(a);
+    out.line("constexpr int kB{0} = kT{0} + 2 * kH{0};", a);
+    slab += (a > 1 ? " * kB" : "kB") + i;
+  }
+  out.line("constexpr int kSlab = {};", slab);
+  out.line("static_assert(kSlab == kThreads, \"one thread per slab point\");");
+  out.line("constexpr int kV = {}; // rows per iteration", plan.rows);
+  out.line("constexpr int kD = kV + kR0; // rows between consecutive levels");
+  out.line("constexpr int kRing = {}; // slabs per level, >= 2 * (kV + kR0)",
+           plan.ring);
+  out.line("static_assert((kRing & (kRing - 1)) == 0 && kRing >= 2 * (kV + "
+           "kR0), \"ring too small\");");
+  out.line("constexpr size_t kSmemBytes = size_t(kFuse) * kRing * kSlab * "
+           "sizeof(Elem);");
+  out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
+           plan.sharedBytes);
+  out.blank();
+}
+
+void StencilEmitter::emitStreamReads() {
+  const Grid &grid = s.grids[updated.front()];
+  out.line("// A read of level ring `s` at window row l0 and slab point l, "
+           "global q, through");
+  out.line("// the boundary conditions (points near the domain's edge "
+           "only).");
+  std::string slabArgs;
+  for (int a = 1; a < D; ++a)
+    slabArgs += ", int l" + std::to_string(a);
+  auto fn = out.scope(
+      "__device__ __forceinline__ Comp sring_" + grid.name +
+      "(const Elem *s, int l0" + slabArgs + ", " +
+      axes([](int a) { return "long long q" + std::to_string(a); }) +
+      ", const Args &a)");
+  emitReadBoundaries(grid);
+  std::string index = "(l0 & (kRing - 1)) * kSlab + ";
+  index += D == 2 ? "l1" : "l1 * kB2 + l2";
+  out.line("return stencilc::rt::Convert<Comp>::from(s[{}]);", index);
+  out.blank();
+}
+
+void StencilEmitter::emitStreamLevel(int k) {
+  const int g = updated.front();
+  const Grid &grid = s.grids[g];
+  const int r0 = plan.radius[0];
+  const int V = plan.rows;
+  auto blk = out.scope("if constexpr (" + std::to_string(k) + " <= NT)");
+  out.line("// Level {0} makes window rows sc_rel .. sc_rel + kV - 1 from "
+           "level {1}'s rows",
+           k, k - 1);
+  out.line("// sc_rel - kR0 .. sc_rel + kV - 1 + kR0, q{}_0 .. q{}_{}.", k - 1,
+           k - 1, V + 2 * r0 - 1);
+  out.line("const int sc_rel = j * kV - {} * kD;", k);
+  out.line("const Elem *const sc_src = sc_ring + {} * kRing * kSlab;", k - 1);
+  std::string zero = "stencilc::rt::Convert<Elem>::from(" +
+                     std::string(compFloat ? "0.0f" : "0.0") + ")";
+  std::string decl = "Elem ";
+  for (int m = 0; m < V; ++m)
+    decl += std::string(m ? ", " : "") + "sc_e" + std::to_string(m) + " = " +
+            zero;
+  out.line("{};", decl);
+  std::vector<int> live = liveNodes(s.roots());
+  const Update &u = *s.updateOf(g);
+  auto vName = [](int i) { return "v" + std::to_string(i); };
+  std::string keep;
+  for (int a = 0; a < D; ++a)
+    if (!grid.boundary[a].periodic())
+      keep += std::string(keep.empty() ? "" : " && ") + "g" +
+              std::to_string(a) + " >= 0 && g" + std::to_string(a) +
+              " < a.n" + std::to_string(a);
+  std::string frozen = frozenCondition(g, "a.n");
+  {
+    auto in = out.scope("if (" + std::to_string(k) + " <= sc_depth)");
+    {
+      // sc_fast holds only where no row of any level is near the edge.
+      auto edge = out.scope("if (!sc_fast && (sc_slabEdge || sc_rel < "
+                            "sc_edgeLo || sc_rel + kV > sc_edgeHi))");
+      out.line("// Near the domain's edge: through the boundary conditions.");
+      for (int m = 0; m < V; ++m) {
+        auto row = out.scope("");
+        std::string rel = plus("sc_rel", m);
+        out.line("const long long g0 = sc_first + {};", rel);
+        auto kept = out.scope("if (" + (keep.empty() ? "true" : keep) + ")");
+        emitNodes(live, /*forDevice=*/true, vName, [&](const Node &n) {
+          std::string slabArgs;
+          for (int a = 1; a < D; ++a)
+            slabArgs += ", " + plus("l" + std::to_string(a), n.offset[a]);
+          return "sring_" + grid.name + "(sc_src, " +
+                 plus("sc_rel", m + n.offset[0]) + slabArgs + ", " +
+                 axes([&](int a) {
+                   return plus("g" + std::to_string(a), n.offset[a]);
+                 }) +
+                 ", a)";
+        });
+        if (frozen.empty())
+          out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
+                   u.root);
+        else
+          out.line("sc_e{0} = ({1}) ? sc_src[{2} * kSlab + threadIdx.x] : "
+                   "stencilc::rt::Convert<Elem>::from(v{3});",
+                   m, frozen, ringSlot(rel), u.root);
+      }
+    }
+    {
+      auto inside = out.scope("else");
+      for (int m = 0; m < V; ++m) {
+        auto row = out.scope("");
+        // The thread's own column from registers, the others from the ring.
+        emitNodes(live, /*forDevice=*/true, vName, [&](const Node &n) {
+          bool ownColumn = true;
+          for (int a = 1; a < D; ++a)
+            ownColumn &= n.offset[a] == 0;
+          if (ownColumn)
+            return "q" + std::to_string(k - 1) + "_" +
+                   std::to_string(m + r0 + n.offset[0]);
+          int d = D == 2 ? n.offset[1]
+                         : n.offset[1] * plan.box(2) + n.offset[2];
+          return "stencilc::rt::Convert<Comp>::from(sc_src[" +
+                 ringSlot(plus("sc_rel", m + n.offset[0])) + " * kSlab + " +
+                 plus("threadIdx.x", d) + "])";
+        });
+        out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
+                 u.root);
+      }
+    }
+    // The last level's rows go to the output only, never to a ghost.
+    if (!ghostAxes().empty() && k < plan.fuse) {
+      std::string set;
+      for (int m = 0; m < V; ++m)
+        set += fmt::format("{}sc_e{} = sc_ghostValue;", m ? "\n  " : "", m);
+      out.line("if (sc_ghost) {{\n  {}\n}}", set);
+    }
+  }
+  {
+    auto last = out.scope("if constexpr (" + std::to_string(k) + " == NT)");
+    auto mine = out.scope("if (sc_mine)");
+    out.line("Elem *sc_o = sc_outCol + sc_st;");
+    for (int m = 0; m < V; ++m) {
+      if (m)
+        out.line("sc_o += sc_stride;");
+      out.line("if ({0} >= {2} && {0} < sc_outHi)\n  *sc_o = sc_e{1};",
+               plus("sc_rel", m), m, addr.distributed() ? "sc_outLo" : "kH0");
+    }
+  }
+  if (k < plan.fuse) {
+    auto more = out.scope("else");
+    for (int m = 0; m < V; ++m)
+      out.line("sc_ring[({} * kRing + {}) * kSlab + threadIdx.x] = sc_e{};",
+               k, ringSlot(plus("sc_rel", m)), m);
+    for (int m = 0; m < 2 * r0; ++m)
+      out.line("q{0}_{1} = q{0}_{2};", k, m, m + V);
+    for (int m = 0; m < V; ++m)
+      out.line("q{}_{} = stencilc::rt::Convert<Comp>::from(sc_e{});", k,
+               2 * r0 + m, m);
+  }
+}
+
+void StencilEmitter::emitStreamKernel() {
+  const Grid &grid = s.grids[updated.front()];
+  const int r0 = plan.radius[0];
+  const int V = plan.rows;
+  out.line("// NT, the levels of this pass, is kFuse but in the last pass.");
+  out.line("template <int NT>");
+  // A slab of fewer than 1024 threads asks for registers that let
+  // 1024 / kThreads blocks reside, as many threads as the plan's slab.
+  out.line("__global__ void __launch_bounds__(kThreads{}) {}_kernel(const "
+           "Args a) {{",
+           plan.minBlocks > 1 ? ", " + std::to_string(plan.minBlocks) : "",
+           s.name);
+  out.indent();
+  out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
+  out.line("Elem *const sc_ring = reinterpret_cast<Elem *>(sc_smem);");
+  out.line("// blockIdx.x numbers the tiles, the last axis fastest; a tile "
+           "is a slab of the");
+  out.line("// other axes times a segment of kT0 rows of axis 0.");
+  emitTileOrigins();
+  out.line("const long long sc_s0 = sc_rest * kT0;");
+  out.line("const long long sc_first = sc_s0 - kH0; // window row 0");
+  if (D == 2) {
+    out.line("const int l1 = threadIdx.x;");
+  } else {
+    out.line("const int l2 = threadIdx.x % kB2, l1 = threadIdx.x / kB2;");
+  }
+  const std::vector<int> ghosts = ghostAxes();
+  auto ghosted = [&](int a) {
+    return std::find(ghosts.begin(), ghosts.end(), a) != ghosts.end();
+  };
+  std::string slabIn, slabEdge, mine, depth;
+  for (int a = 1; a < D; ++a) {
+    std::string i = std::to_string(a);
+    const bool periodic = grid.boundary[a].periodic();
+    out.line("const long long g{0} = o{0} + l{0};", a);
+    out.line("const long long q{} = {};", a, addr.coord(a, periodic, "g" + i));
+    slabIn +=
+        std::string(a > 1 ? " && " : "") + addr.holds(a, periodic, "q" + i);
+    if (!ghosted(a))
+      slabEdge += std::string(slabEdge.empty() ? "" : " || ") + "g" + i +
+                  " < kE" + i + " || g" + i + " >= a.n" + i + " - kE" + i;
+    mine += std::string(a > 1 ? " && " : "") + "l" + i + " >= kH" + i +
+            " && l" + i + " < kH" + i + " + kT" + i + " && " +
+            addr.stores(a, "g" + i);
+    if (plan.radius[a] > 0) {
+      std::string term = "min(l" + i + ", kB" + i + " - 1 - l" + i +
+                         ") / kR" + i;
+      depth = depth.empty() ? term : "min(" + depth + ", " + term + ")";
+    }
+  }
+  if (!ghosts.empty()) {
+    // Columns outside the domain along a ghost axis hold the boundary value
+    // (the lowest such axis's) in every row of every level; the columns
+    // beside them read it from the ring as any other.
+    std::string ghost, value = literal(0.0, compFloat);
+    for (auto it = ghosts.rbegin(); it != ghosts.rend(); ++it) {
+      std::string outside =
+          fmt::format("g{0} < 0 || g{0} >= a.n{0}", *it);
+      ghost = ghost.empty() ? outside : outside + " || " + ghost;
+      value = "(" + outside + ") ? " +
+              literal(grid.boundary[*it].side[0].value, compFloat) + " : " +
+              value;
+    }
+    out.line("// Columns outside the domain along a dirichlet axis (ghosts) "
+             "hold its value in\n// every level: the columns beside them "
+             "need no boundary conditions.");
+    out.line("const bool sc_ghost = {};", ghost);
+    out.line("const Elem sc_ghostValue = {};", value);
+  }
+  out.line("const bool sc_slabEdge = {};",
+           slabEdge.empty() ? "false" : slabEdge);
+  out.line("// The output point of this thread's column, if it has one.");
+  out.line("const bool sc_mine = {};", mine);
+  out.line("// Level k is valid on slab points at least k radii inside the "
+           "box.");
+  out.line("const int sc_depth = {};", depth.empty() ? "kFuse" : depth);
+  out.line("const long long sc_stride = {};",
+           D == 2 ? addr.extent(1) : addr.extent(1) + " * " + addr.extent(2));
+  std::string colIdx = D == 2 ? "q1" : "q1 * " + addr.extent(2) + " + q2";
+  std::string g1 = addr.shifted(1, "g1");
+  std::string outIdx = D == 2 ? g1
+                              : (addr.distributed() ? "(" + g1 + ")" : g1) +
+                                    " * " + addr.extent(2) + " + " +
+                                    addr.shifted(2, "g2");
+  out.line("const bool sc_slabIn = {};", slabIn);
+  out.line("const Elem *const sc_inCol = a.in_{} + (sc_slabIn ? {} : 0);",
+           grid.name, colIdx);
+  out.line("Elem *const sc_outCol = a.out_{} + (sc_mine ? {} : 0);",
+           grid.name, outIdx);
+  out.line("// Window rows as ints: the domain's rows, the rows near its "
+           "edge, the outputs.");
+  out.line("constexpr long long kWindow = kT0 + 2 * kH0 + (kFuse + 2) * kD + "
+           "2 * kV;");
+  out.line("auto sc_window = [](long long v) {{\n"
+           "  return static_cast<int>(v < -1 ? -1 : v > kWindow ? kWindow : "
+           "v);\n}};");
+  const bool periodic0 = grid.boundary[0].periodic();
+  // Window row of global row r.
+  auto fromFirst = [](const std::string &r) {
+    return r == "0" ? std::string("-sc_first") : r + " - sc_first";
+  };
+  out.line("const int sc_inLo = sc_window({}), sc_inHi = sc_window({});",
+           fromFirst(addr.rowLo(periodic0)), fromFirst(addr.rowHi(periodic0)));
+  out.line("const int sc_edgeLo = sc_window(kE0 - sc_first), sc_edgeHi = "
+           "sc_window(a.n0 - kE0 - sc_first);");
+  out.line("const int sc_outHi = sc_window(min(sc_s0 + kT0, {}) - "
+           "sc_first);",
+           addr.storeHi());
+  // A distributed block starts its outputs at its own first row.
+  if (addr.distributed())
+    out.line("const int sc_outLo = sc_window(max(sc_s0, {}) - sc_first);",
+             addr.storeLo());
+  out.line("// Loads window row `rel`: periodic axes wrap, points outside the "
+           "domain along");
+  out.line("// other axes read 0 and are never used as values.");
+  {
+    auto fn = out.scope("auto sc_load = [&](int rel) -> Elem", "};");
+    if (!ghosts.empty())
+      out.line("if (sc_ghost)\n  return sc_ghostValue;");
+    if (periodic0 && addr.distributed())
+      out.line("const long long q0 = {};\nreturn sc_slabIn && q0 < a.v.m[0] "
+               "? sc_inCol[q0 * sc_stride] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);",
+               addr.coord(0, true, "sc_first + rel"));
+    else if (periodic0)
+      out.line("return sc_slabIn ? sc_inCol[stencilc::rt::wrap(sc_first + "
+               "rel, a.n0) * sc_stride] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);");
+    else
+      out.line("return sc_slabIn && rel >= sc_inLo && rel < sc_inHi ? "
+               "sc_inCol[{} * sc_stride] : "
+               "stencilc::rt::Convert<Elem>::from(0.0f);",
+               addr.row("sc_first + rel"));
+  }
+  out.line("// Level k's last kV + 2 * kR0 rows of this thread's column, "
+           "oldest first.");
+  for (int k = 0; k < plan.fuse; ++k) {
+    std::string decl = "Comp ";
+    for (int m = 0; m < V + 2 * r0; ++m)
+      decl += std::string(m ? ", " : "") + "q" + std::to_string(k) + "_" +
+              std::to_string(m) + " = 0";
+    out.line("{};", decl);
+  }
+  out.line("// The last iteration: level NT writes the segment's last row.");
+  out.line("const int sc_last = (sc_outHi - 1 + NT * kD) / kV;");
+  std::string inner;
+  for (int a = 1; a < D; ++a) {
+    if (ghosted(a))
+      continue;
+    std::string i = std::to_string(a);
+    inner += std::string(inner.empty() ? "" : " && ") + "o" + i + " >= kE" +
+             i + " && o" + i + " + kB" + i + " <= a.n" + i + " - kE" + i;
+  }
+  out.line("// Iterations sc_loadLo <= j < sc_loadHi load rows of the domain "
+           "only: they skip");
+  out.line("// the load tests (a column outside the domain reads column 0, "
+           "never used as a");
+  out.line("// value). The fast iterations, sc_fastLo <= j < sc_fastHi in a "
+           "block whose slab");
+  out.line("// is inside the domain and away from its edge, also make every "
+           "level's rows at");
+  out.line("// least kE0 rows from the edge: they skip the boundary "
+           "conditions.");
+  if (!ghosts.empty())
+    out.line("// Ghost axes do not count: their edge needs no boundary "
+             "conditions.");
+  out.line("const bool sc_inner = {};", inner.empty() ? "true" : inner);
+  out.line("auto sc_ceil = [](long long p) {{ return p >= 0 ? (p + kV - 1) / "
+           "kV : -(-p / kV); }};");
+  out.line("const int sc_loadLo = sc_window(sc_ceil({}) - 1);",
+           fromFirst(addr.rowLo(periodic0)));
+  out.line("const int sc_loadHi = sc_window(sc_ceil({} - sc_first + 1) - "
+           "2);",
+           addr.rowHi(periodic0));
+  out.line("const int sc_fastLo = sc_inner ? max(sc_loadLo, "
+           "sc_window(sc_ceil(kE0 - sc_first + NT * kD))) : 0;");
+  out.line("const int sc_fastHi = sc_inner ? min(sc_loadHi, "
+           "sc_window(sc_ceil(a.n0 - kE0 - sc_first + kD + 1) - 1)) : 0;");
+  out.line("// Element offsets along axis 0 of the next load's first row and "
+           "of this");
+  out.line("// iteration's first output row, stepped by kV rows an "
+           "iteration.");
+  out.line("long long sc_ld = {} * sc_stride;", addr.row("sc_first + kV"));
+  out.line("long long sc_st = {} * sc_stride;", addr.row("sc_first - NT * kD"));
+  out.line("const long long sc_step = kV * sc_stride;");
+  out.line("// The next iteration's rows are in flight during this one.");
+  out.line("Elem sc_next[kV];");
+  out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
+           "  sc_next[m] = sc_load(m);");
+  // One turn of the rings an unrolled trip: the level registers' shifts
+  // become renames instead of moves (docs/benchmarks.md has the
+  // measurement), unless the plan expects the trip to spill.
+  if (plan.unroll > 1)
+    out.line("// One turn of the rings, kRing / kV iterations, an unrolled "
+             "trip.");
+  else
+    out.line("// Not unrolled: an unrolled trip would hold more reads than "
+             "the registers.");
+  out.line("#pragma unroll {}", plan.unroll);
+  {
+    auto loop = out.scope("for (int j = 0; j <= sc_last; ++j)");
+    out.line("const bool sc_fast = j >= sc_fastLo && j < sc_fastHi;");
+    out.line("const bool sc_loadFast = j >= sc_loadLo && j < sc_loadHi;");
+    out.line("Elem sc_in[kV];");
+    out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
+             "  sc_in[m] = sc_next[m];\n"
+             "  sc_next[m] = sc_loadFast ? {}sc_inCol[sc_ld + m * sc_stride]{} : "
+             "sc_load((j + 1) * kV + m);\n}}",
+             ghosts.empty() ? "" : "(sc_ghost ? sc_ghostValue : ",
+             ghosts.empty() ? "" : ")");
+    out.line("// The deepest level first: each reads the registers of the "
+             "level below before");
+    out.line("// that level pushes this iteration's rows.");
+    for (int k = plan.fuse; k >= 1; --k)
+      emitStreamLevel(k);
+    out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
+             "  sc_ring[((j * kV + m) & (kRing - 1)) * kSlab + threadIdx.x] = "
+             "sc_in[m];");
+    for (int m = 0; m < 2 * r0; ++m)
+      out.line("q0_{} = q0_{};", m, m + V);
+    for (int m = 0; m < V; ++m)
+      out.line("q0_{} = stencilc::rt::Convert<Comp>::from(sc_in[{}]);",
+               2 * r0 + m, m);
+    out.line("sc_ld += sc_step;");
+    out.line("sc_st += sc_step;");
+    out.line("__syncthreads();");
+  }
+  out.dedent();
+  out.line("}}");
+  out.blank();
+}
