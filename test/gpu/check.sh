@@ -38,7 +38,7 @@ stencilc=${STENCILC:-$root/build/tools/stencilc/stencilc}
 mkdir -p "$dir"
 
 # example  -> extra fusion depths to try beyond the automatic one
-examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d
+examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p star-2d9p-r2 box-2d49p heat-3d
           box-3d27p allen-cahn varcoef-diffusion gray-scott
           fdtd-2d hdiff upwind-2d hotspot wave-source hyperdiffusion)
 # The examples with no tensor-core strategy: nonlinear, or linear with
@@ -49,7 +49,7 @@ types=(f32 f64 f16 bf16)
 [ -n "${TYPES:-}" ] && read -r -a types <<< "$TYPES"
 # The paper benchmark set, timed at every fusion depth, and the larger
 # boxes of test/gpu/Inputs.
-benchmarks="heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d box-3d27p
+benchmarks="heat-1d 1d5p heat-2d box-2d9p star-2d13p star-2d9p-r2 box-2d49p heat-3d box-3d27p
             box-2d81p box-3d343p box-3d729p
             star2d1r star2d2r star2d3r star2d4r box2d1r box2d2r box2d3r box2d4r
             star3d1r star3d2r star3d3r star3d4r box3d1r box3d2r box3d3r box3d4r
