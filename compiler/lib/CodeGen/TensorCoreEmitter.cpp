@@ -554,9 +554,12 @@ void TensorCoreEmitter::emitKernel() {
   if (split)
     out.line("// kTcALo: the product A_lo B_hi runs (some coefficient of A is "
              "not exact in tf32).");
+  // Paired rows: ptxas would take 240 registers to run A's loads far
+  // ahead, and two blocks per SM; three (168 registers) is what the
+  // rolling tile is sized for (docs/benchmarks.md, session 6).
   out.line("template <bool kTcStores16{}>\n__global__ void "
-           "__launch_bounds__(kTcThreads) {}_tc_kernel(const TcArgs a) {{",
-           split ? ", bool kTcALo" : "", s.name);
+           "__launch_bounds__(kTcThreads{}) {}_tc_kernel(const TcArgs a) {{",
+           split ? ", bool kTcALo" : "", plan.pairRows ? ", 3" : "", s.name);
   out.indent();
   // Two box buffers: each block runs tiles blockIdx.x, + gridDim.x, ...
   // and copies the next tile's box while it computes on this one.
@@ -696,7 +699,8 @@ void TensorCoreEmitter::emitKernel() {
   // Every M tile's product with K tile tk, into each of `into`: the
   // accumulators acc<suffix> (split-TF32: and accLo<suffix>) with the B
   // fragment `b` (split-TF32: its hi part, and `bLo` its lo part). A read
-  // per use is read once for all of them.
+  // per use is read once for all of them (split-TF32's lo parts excepted:
+  // its windows are twice as large, and no split kernel pairs rows).
   struct Into {
     std::string suffix, b, bLo;
   };
@@ -704,7 +708,6 @@ void TensorCoreEmitter::emitKernel() {
     for (int tm = 0; tm < pk.tilesM; ++tm) {
       int tile = tm * pk.tilesK + tk;
       std::string av, avLo, avLo2;
-      bool loWords = !hoist;
       if (hoist) {
         av = fmt::format("sc_a[{}]", tile);
         avLo = fmt::format("sc_alo[{}]", tile);
@@ -715,17 +718,6 @@ void TensorCoreEmitter::emitKernel() {
                  word, av, aWords(tile), av);
         avLo = aWords(tile, "alo");
         avLo2 = aWords(tile, "alo2");
-        if (split && into.size() > 1 && split->lowA().value_or(true)) {
-          std::string lo = fmt::format("avl{}_{}", tm, tk);
-          out.line("unsigned {0}[kTcARegs], {0}_2[kTcARegs];", lo);
-          out.line("if constexpr (kTcALo) {{\n  "
-                   "stencilc::rt::tc::loadWords({}, {});\n  "
-                   "stencilc::rt::tc::loadWords({}, {}_2);\n}}",
-                   avLo, lo, avLo2, lo);
-          avLo = lo;
-          avLo2 = lo + "_2";
-          loWords = false;
-        }
       }
       auto call = [&](const std::string &accum, const std::string &a,
                       const std::string &bb) {
@@ -737,7 +729,7 @@ void TensorCoreEmitter::emitKernel() {
       };
       for (const Into &to : into) {
         if (split)
-          split->mmas(call, tm, av, avLo, avLo2, loWords, to.b, to.bLo, accs,
+          split->mmas(call, tm, av, avLo, avLo2, !hoist, to.b, to.bLo, accs,
                       to.suffix);
         else
           out.line("{}",
