@@ -36,6 +36,10 @@
 // Attributes the host compiler does not know.
 #undef __launch_bounds__
 #define __launch_bounds__(...)
+// Static shared memory: one array for all threads, which share the OS
+// thread; blocks run one after another.
+#undef __shared__
+#define __shared__ static
 
 inline uint3 threadIdx;
 inline uint3 blockIdx;
