@@ -846,10 +846,18 @@ void TensorCoreEmitter::emitKernel() {
              "them to tf32; the outputs get sc_r times\n// their row's sum "
              "of A back (docs/language.md §6.4).");
     out.line("const float sc_r = sc_centre(sc_o_now);");
+    // 16 bytes a lane, the copy's own: scalar accesses 16 bytes apart
+    // would meet four to a bank (docs/benchmarks.md, "tf32 sparse, A
+    // reuse").
+    out.line("static_assert(kTcVec == 4, \"centred operands are f32\");");
     out.line("if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
-             "kTcBoxElems; i += kTcThreads * kTcVec)\n#pragma unroll\n    "
-             "for (int e = 0; e < kTcVec; ++e)\n      s_in[i + e] = "
-             "stencilc::rt::roundTF32(s_in[i + e] - sc_r);");
+             "kTcBoxElems; i += kTcThreads * kTcVec) {{\n    float4 v = "
+             "*reinterpret_cast<const float4 *>(s_in + i);\n    v.x = "
+             "stencilc::rt::roundTF32(v.x - sc_r);\n    v.y = "
+             "stencilc::rt::roundTF32(v.y - sc_r);\n    v.z = "
+             "stencilc::rt::roundTF32(v.z - sc_r);\n    v.w = "
+             "stencilc::rt::roundTF32(v.w - sc_r);\n    "
+             "*reinterpret_cast<float4 *>(s_in + i) = v;\n  }}");
   }
   out.line("__syncthreads();");
   if (plan.rolling) {
