@@ -349,6 +349,7 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     for (size(); plan.sharedBytes > perBlock && plan.patches[0] > 8 * warps;
          size())
       plan.patches[0] -= warps;
+    plan.threeBlocks = plan.sharedBytes <= perBlock;
   }
   // Each warp needs whole, equal runs of patch rows.
   if (plan.rolling && plan.patches[0] % (plan.threads / 32))
@@ -556,10 +557,12 @@ void TensorCoreEmitter::emitKernel() {
              "not exact in tf32).");
   // Paired rows: ptxas would take 240 registers to run A's loads far
   // ahead, and two blocks per SM; three (168 registers) is what the
-  // rolling tile is sized for (docs/benchmarks.md, session 6).
+  // rolling tile is sized for where they fit (docs/benchmarks.md, session
+  // 6).
   out.line("template <bool kTcStores16{}>\n__global__ void "
            "__launch_bounds__(kTcThreads{}) {}_tc_kernel(const TcArgs a) {{",
-           split ? ", bool kTcALo" : "", plan.pairRows ? ", 3" : "", s.name);
+           split ? ", bool kTcALo" : "",
+           plan.pairRows && plan.threeBlocks ? ", 3" : "", s.name);
   out.indent();
   // Two box buffers: each block runs tiles blockIdx.x, + gridDim.x, ...
   // and copies the next tile's box while it computes on this one.

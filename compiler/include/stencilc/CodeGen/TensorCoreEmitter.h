@@ -93,6 +93,9 @@ struct TensorCorePlan {
   /// loads feeds two mma, halving A's traffic through L1 (issue 22). The
   /// window then holds one kernel row more, the rows both patch rows read.
   bool pairRows = false;
+  /// Rolling: three blocks' shared memory fits an SM (the tile is sized
+  /// for it where it can be).
+  bool threeBlocks = false;
   /// tf32 (centresOperands): the coefficient nodes of one row of A, which
   /// every row holds (each fused tap once); their rounded values' sum is
   /// what the centred outputs get back per unit of the centre.
