@@ -31,9 +31,10 @@ void SplitTF32Emitter::mmas(
                                     const std::string &)> &call,
     int tm, const std::string &aHi, const std::string &aLo,
     const std::string &aLo2, bool aLoWords, const std::string &b,
-    const std::string &bLo, int accumulatorsPerTile) {
-  std::string acc = fmt::format("acc[{}]", tm);
-  std::string accLo = fmt::format("accLo[{}]", tm);
+    const std::string &bLo, int accumulatorsPerTile,
+    const std::string &accSuffix) {
+  std::string acc = fmt::format("acc{}[{}]", accSuffix, tm);
+  std::string accLo = fmt::format("accLo{}[{}]", accSuffix, tm);
   // The small products first, into their own accumulator.
   if (low.value_or(true)) {
     auto lo = out.scope("if constexpr (kTcALo)");
@@ -58,13 +59,15 @@ void SplitTF32Emitter::mmas(
            accumulatorsPerTile, acc);
 }
 
-void SplitTF32Emitter::foldAccumulators(int accumulatorsPerTile) {
+void SplitTF32Emitter::foldAccumulators(int accumulatorsPerTile,
+                                        const std::string &accSuffix) {
   out.line("// Split-TF32: the small products join the large ones once.");
   out.line("#pragma unroll");
   auto tm = out.scope("for (int tm = 0; tm < kTcTilesM; ++tm)");
   out.line("#pragma unroll");
-  out.line("for (int i = 0; i < {}; ++i)\n  acc[tm][i] += accLo[tm][i];",
-           accumulatorsPerTile);
+  out.line("for (int i = 0; i < {0}; ++i)\n  acc{1}[tm][i] += "
+           "accLo{1}[tm][i];",
+           accumulatorsPerTile, accSuffix);
 }
 
 void SplitTF32Emitter::packHostWord() {

@@ -160,6 +160,16 @@ int rollPeriod(const MatrixProgram &p, const TensorCorePlan &plan) {
   return 0;
 }
 
+/// Whether the kernel holds A in registers for the whole block (it is
+/// small), rather than reading each tile per use (coalesced, and cached:
+/// every block reads the same words).
+bool holdsA(const MatrixProgram &p) {
+  const PackedFragments &pk = *p.packed;
+  return pk.tilesM * pk.tilesK * aRegisters(pk.shape) *
+             (pk.shape.type == MmaType::F64 ? 2 : 1) * (p.split ? 2 : 1) <=
+         64;
+}
+
 std::string mmaFunction(const FragmentShape &f) {
   return std::string("stencilc::rt::tc::mma_") + (f.sparse ? "sp_" : "") + "m" +
          std::to_string(f.m) + "n" + std::to_string(f.n) + "k" +
@@ -356,10 +366,21 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     for (size(); plan.sharedBytes > perBlock && plan.patches[0] > 8 * warps;
          size())
       plan.patches[0] -= warps;
+    plan.threeBlocks = plan.sharedBytes <= perBlock;
   }
   // Each warp needs whole, equal runs of patch rows.
   if (plan.rolling && plan.patches[0] % (plan.threads / 32))
     plan.rolling = false;
+  // A read per use costs more L1 traffic than B (docs/benchmarks.md, "tf32
+  // sparse, A reuse"): two patch rows per pass, where the window of one
+  // more kernel row still fits 128 registers and the runs are even.
+  if (plan.rolling && !holdsA(p)) {
+    const PackedFragments &pk = *p.packed;
+    plan.pairRows = (pk.tilesK + plan.rollPeriod) * bRegisters(pk.shape) *
+                            (p.split ? 2 : 1) <=
+                        128 &&
+                    plan.patches[0] / (plan.threads / 32) % 2 == 0;
+  }
   plan.jobs = plan.patches[fast] / 8;
   for (int a = 0; a < fast; ++a)
     plan.jobs *= plan.patches[a];
@@ -552,9 +573,14 @@ void TensorCoreEmitter::emitKernel() {
   if (split)
     out.line("// kTcALo: the product A_lo B_hi runs (some coefficient of A is "
              "not exact in tf32).");
+  // Paired rows: ptxas would take 240 registers to run A's loads far
+  // ahead, and two blocks per SM; three (168 registers) is what the
+  // rolling tile is sized for where they fit (docs/benchmarks.md, session
+  // 6).
   out.line("template <bool kTcStores16{}>\n__global__ void "
-           "__launch_bounds__(kTcThreads) {}_tc_kernel(const TcArgs a) {{",
-           split ? ", bool kTcALo" : "", s.name);
+           "__launch_bounds__(kTcThreads{}) {}_tc_kernel(const TcArgs a) {{",
+           split ? ", bool kTcALo" : "",
+           plan.pairRows && plan.threeBlocks ? ", 3" : "", s.name);
   out.indent();
   // Two box buffers: each block runs tiles blockIdx.x, + gridDim.x, ...
   // and copies the next tile's box while it computes on this one.
@@ -626,7 +652,7 @@ void TensorCoreEmitter::emitKernel() {
   // A: in registers for the whole block when it is small, else read per
   // use (coalesced, and cached: every block reads the same words).
   const int tiles = pk.tilesM * pk.tilesK;
-  const bool hoist = tiles * aRegs * (f64 ? 2 : 1) * (split ? 2 : 1) <= 64;
+  const bool hoist = holdsA(p);
   // The lane's words of A tile `tile`: [tile][lane][register], one
   // vector load (stencilc::rt::tc::loadWords).
   auto aWords = [&](int tile, const char *part = "a") {
@@ -648,10 +674,12 @@ void TensorCoreEmitter::emitKernel() {
     }
   }
   // Element k of the lane's B fragment, as an s_in index expression.
+  // `bBase` names the patch's B pointer of a uniform gather.
+  std::string bBase = "sc_b";
   auto bAt = [&](int k) {
     if (!plan.uniformGather)
       return fmt::format("s_in[sc_at({})]", k);
-    return fmt::format("sc_b[{}]", lin(plan.constant[k]) - lin(plan.lo));
+    return fmt::format("{}[{}]", bBase, lin(plan.constant[k]) - lin(plan.lo));
   };
   // A pair of halves at adjacent even offsets loads as one 32-bit word
   // when every lane's address is even: the patch corner and the lane
@@ -668,7 +696,8 @@ void TensorCoreEmitter::emitKernel() {
     int64_t c1 = lin(plan.constant[k0 + 1]) - lin(plan.lo);
     if (c1 != c0 + 1 || c0 % 2)
       return std::nullopt;
-    return fmt::format("*reinterpret_cast<const unsigned *>(sc_b + {})", c0);
+    return fmt::format("*reinterpret_cast<const unsigned *>({} + {})", bBase,
+                       c0);
   };
   // B register r of K tile tk into `dst[r]` (split-TF32: its hi part,
   // and its lo part into `dstLo[r]`).
@@ -688,9 +717,15 @@ void TensorCoreEmitter::emitKernel() {
         out.line("{}[{}] = {};", dst, r, bAt(k0));
     }
   };
-  // Every M tile's product with K tile tk's B fragment `b` (split-TF32:
-  // its hi part, and `bLo` its lo part).
-  auto mmas = [&](int tk, const std::string &b, const std::string &bLo) {
+  // Every M tile's product with K tile tk, into each of `into`: the
+  // accumulators acc<suffix> (split-TF32: and accLo<suffix>) with the B
+  // fragment `b` (split-TF32: its hi part, and `bLo` its lo part). A read
+  // per use is read once for all of them (split-TF32's lo parts excepted:
+  // its windows are twice as large, and no split kernel pairs rows).
+  struct Into {
+    std::string suffix, b, bLo;
+  };
+  auto mmasInto = [&](int tk, const std::vector<Into> &into) {
     for (int tm = 0; tm < pk.tilesM; ++tm) {
       int tile = tm * pk.tilesK + tk;
       std::string av, avLo, avLo2;
@@ -713,11 +748,18 @@ void TensorCoreEmitter::emitKernel() {
                              pk.tileMetaReg[tile]);
         return fmt::format("{}({}, {}, {});", mmaFunction(f), accum, a, bb);
       };
-      if (split)
-        split->mmas(call, tm, av, avLo, avLo2, !hoist, b, bLo, accs);
-      else
-        out.line("{}", call(fmt::format("acc[{}]", tm), av, b));
+      for (const Into &to : into) {
+        if (split)
+          split->mmas(call, tm, av, avLo, avLo2, !hoist, to.b, to.bLo, accs,
+                      to.suffix);
+        else
+          out.line("{}",
+                   call(fmt::format("acc{}[{}]", to.suffix, tm), av, to.b));
+      }
     }
+  };
+  auto mmas = [&](int tk, const std::string &b, const std::string &bLo) {
+    mmasInto(tk, {Into{"", b, bLo}});
   };
   // D: accumulator i of the lane sits at (row, patch) per PTX.md; the row
   // is an output of the patch, row-major over it. The warp stages its 8
@@ -735,15 +777,16 @@ void TensorCoreEmitter::emitKernel() {
   // stages them as one word.
   const bool pairs = E == 2 && f.m == 16 && plan.patch[fast] % 8 == 0 &&
                      plan.stageElems / 8 % 8 == 0;
-  auto scatter = [&]() {
+  auto scatter = [&](const std::string &suffix = "") {
+    const std::string accName = "acc" + suffix;
     if (split)
-      split->foldAccumulators(accs);
+      split->foldAccumulators(accs, suffix);
     if (centred)
       out.line("// The centre comes back: r times the row's sum of A.\n"
                "#pragma unroll\nfor (int tm = 0; tm < kTcTilesM; ++tm)\n"
-               "#pragma unroll\n  for (int i = 0; i < {}; ++i)\n    "
-               "acc[tm][i] = fmaf(sc_r, a.rsum, acc[tm][i]);",
-               accs);
+               "#pragma unroll\n  for (int i = 0; i < {1}; ++i)\n    "
+               "{0}[tm][i] = fmaf(sc_r, a.rsum, {0}[tm][i]);",
+               accName, accs);
     out.line("// This warp's copy-out of its previous job is done before "
              "the stage is written.\n__syncwarp();");
     const int rows = static_cast<int>(plan.stageElems / 8);
@@ -756,10 +799,10 @@ void TensorCoreEmitter::emitKernel() {
           int run = r0 / plan.patch[fast], within = r0 % plan.patch[fast];
           out.line("*reinterpret_cast<unsigned *>(sc_stage + {} + g * kTcR{} "
                    "+ 2 * t) = stencilc::rt::tc::transpose8x8(stencilc::rt::"
-                   "packPair(stencilc::rt::Convert<Elem>::from(acc[{}][{}]), "
-                   "stencilc::rt::Convert<Elem>::from(acc[{}][{}])));",
-                   run * 8 * plan.patch[fast] + within, fast, tm, 2 * h, tm,
-                   2 * h + 1);
+                   "packPair(stencilc::rt::Convert<Elem>::from({}[{}][{}]), "
+                   "stencilc::rt::Convert<Elem>::from({}[{}][{}])));",
+                   run * 8 * plan.patch[fast] + within, fast, accName, tm,
+                   2 * h, accName, tm, 2 * h + 1);
         }
     } else {
       out.line("#pragma unroll");
@@ -775,8 +818,8 @@ void TensorCoreEmitter::emitKernel() {
                  f.m);
       out.line("if (sc_row < kTcRows)\n  sc_stage[sc_row / kTcR{0} * kTcRun "
                "+ sc_col * kTcR{0} + sc_row % kTcR{0}] = "
-               "stencilc::rt::Convert<Elem>::from(acc[tm][i]);",
-               fast);
+               "stencilc::rt::Convert<Elem>::from({1}[tm][i]);",
+               fast, accName);
     }
     out.line("__syncwarp();");
     {
@@ -824,10 +867,18 @@ void TensorCoreEmitter::emitKernel() {
              "them to tf32; the outputs get sc_r times\n// their row's sum "
              "of A back (docs/language.md §6.4).");
     out.line("const float sc_r = sc_centre(sc_o_now);");
+    // 16 bytes a lane, the copy's own: scalar accesses 16 bytes apart
+    // would meet four to a bank (docs/benchmarks.md, "tf32 sparse, A
+    // reuse").
+    out.line("static_assert(kTcVec == 4, \"centred operands are f32\");");
     out.line("if (sc_vec)\n  for (int i = threadIdx.x * kTcVec; i < "
-             "kTcBoxElems; i += kTcThreads * kTcVec)\n#pragma unroll\n    "
-             "for (int e = 0; e < kTcVec; ++e)\n      s_in[i + e] = "
-             "stencilc::rt::roundTF32(s_in[i + e] - sc_r);");
+             "kTcBoxElems; i += kTcThreads * kTcVec) {{\n    float4 v = "
+             "*reinterpret_cast<const float4 *>(s_in + i);\n    v.x = "
+             "stencilc::rt::roundTF32(v.x - sc_r);\n    v.y = "
+             "stencilc::rt::roundTF32(v.y - sc_r);\n    v.z = "
+             "stencilc::rt::roundTF32(v.z - sc_r);\n    v.w = "
+             "stencilc::rt::roundTF32(v.w - sc_r);\n    "
+             "*reinterpret_cast<float4 *>(s_in + i) = v;\n  }}");
   }
   out.line("__syncthreads();");
   if (plan.rolling) {
@@ -850,36 +901,90 @@ void TensorCoreEmitter::emitKernel() {
     // (u + k) % R (its P tiles at slot * P + part), and the row loaded for
     // the next patch row takes the slot kernel row 0 frees. No register
     // moves.
-    out.line("{} sc_w[{}][kTcBRegs];", word, T);
+    // pairRows: one slot more, S = R + 1; a pass computes patch rows i and
+    // i + 1, whose kernel row k sit in slots (i + k) % S and (i + 1 + k) %
+    // S, and then loads rows i + S and i + S + 1 into the slots of rows i
+    // and i + 1, which no later pass reads.
+    const int S = plan.pairRows ? R + 1 : R, step = plan.pairRows ? 2 : 1;
+    // Unrolled passes until the slots repeat.
+    const int U = plan.pairRows ? (S % 2 ? S : S / 2) : R;
+    out.line("{} sc_w[{}][kTcBRegs];", word, S * P);
     if (split)
-      out.line("unsigned sc_wl[{}][kTcBRegs]; // split-TF32: lo parts", T);
+      out.line("unsigned sc_wl[{}][kTcBRegs]; // split-TF32: lo parts",
+               S * P);
     for (int tk = 0; tk < T; ++tk)
       loadB(tk, fmt::format("sc_w[{}]", tk), fmt::format("sc_wl[{}]", tk));
-    auto rows = out.scope(
-        fmt::format("for (int sc_i = 0; sc_i < kTcRowsPerWarp; sc_i += {})",
-                    R));
+    if (plan.pairRows) {
+      // Row R, kernel row R - 1 of the second patch row.
+      auto second = out.scope("");
+      out.line("const Elem *const sc_b1 = sc_b + kTcR0 * kTcBox1;");
+      bBase = "sc_b1";
+      for (int q = 0; q < P; ++q)
+        loadB((R - 1) * P + q, fmt::format("sc_w[{}]", R * P + q),
+              fmt::format("sc_wl[{}]", R * P + q));
+      bBase = "sc_b";
+    }
+    auto rows = out.scope(fmt::format(
+        "for (int sc_i = 0; sc_i < kTcRowsPerWarp; sc_i += {})", step * U));
     out.line("#pragma unroll");
     auto trips = out.scope(
-        fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", R));
-    out.line("if (sc_i + sc_u >= kTcRowsPerWarp)\n  break;");
+        fmt::format("for (int sc_u = 0; sc_u < {}; ++sc_u)", U));
+    const std::string at = step == 1 ? "sc_u" : "2 * sc_u";
+    out.line("if (sc_i + {} >= kTcRowsPerWarp)\n  break;", at);
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
     if (split)
       out.line("float accLo[kTcTilesM][{}] = {{}};", accs);
-    auto slot = [&](int tk) {
-      return P == 1 ? fmt::format("(sc_u + {}) % {}", tk, R)
-                    : fmt::format("(sc_u + {}) % {} * {} + {}", tk / P, R, P,
-                                  tk % P);
+    if (plan.pairRows) {
+      out.line("{} acc1[kTcTilesM][{}] = {{}}; // patch row i + 1", acc,
+               accs);
+      if (split)
+        out.line("float accLo1[kTcTilesM][{}] = {{}};", accs);
+    }
+    // Slot of kernel row tk / P, part tk % P, for the pass's patch row
+    // `row` (0 or 1).
+    auto slot = [&](int tk, int row) {
+      std::string base =
+          step == 1 ? "sc_u" : fmt::format("2 * sc_u + {}", row);
+      if (!plan.pairRows)
+        return P == 1 ? fmt::format("(sc_u + {}) % {}", tk, R)
+                      : fmt::format("(sc_u + {}) % {} * {} + {}", tk / P, R,
+                                    P, tk % P);
+      return P == 1 ? fmt::format("({} + {}) % {}", base, tk, S)
+                    : fmt::format("({} + {}) % {} * {} + {}", base, tk / P, S,
+                                  P, tk % P);
     };
-    for (int tk = 0; tk < T; ++tk)
-      mmas(tk, fmt::format("sc_w[{}]", slot(tk)),
-           fmt::format("sc_wl[{}]", slot(tk)));
+    for (int tk = 0; tk < T; ++tk) {
+      std::vector<Into> into{Into{"", fmt::format("sc_w[{}]", slot(tk, 0)),
+                                  fmt::format("sc_wl[{}]", slot(tk, 0))}};
+      if (plan.pairRows)
+        into.push_back(Into{"1", fmt::format("sc_w[{}]", slot(tk, 1)),
+                            fmt::format("sc_wl[{}]", slot(tk, 1))});
+      mmasInto(tk, into);
+    }
     scatter();
     out.line("sc_dst += kTcR0 * a.n1;");
-    auto more = out.scope("if (sc_i + sc_u + 1 < kTcRowsPerWarp)");
-    out.line("sc_b += kTcR0 * kTcBox1;");
-    for (int q = 0; q < P; ++q) {
-      std::string at = P == 1 ? "sc_u" : fmt::format("sc_u * {} + {}", P, q);
-      loadB((R - 1) * P + q, "sc_w[" + at + "]", "sc_wl[" + at + "]");
+    if (plan.pairRows) {
+      scatter("1");
+      out.line("sc_dst += kTcR0 * a.n1;");
+    }
+    auto more = out.scope(
+        fmt::format("if (sc_i + {} + {} < kTcRowsPerWarp)", at, step));
+    out.line("sc_b += {}kTcR0 * kTcBox1;", step == 1 ? "" : "2 * ");
+    for (int row = 0; row < step; ++row) {
+      std::optional<Emitter::Scope> second;
+      if (row == 1) {
+        second.emplace(out.scope(""));
+        out.line("const Elem *const sc_b1 = sc_b + kTcR0 * kTcBox1;");
+        bBase = "sc_b1";
+      }
+      for (int q = 0; q < P; ++q) {
+        std::string to =
+            !plan.pairRows
+                ? (P == 1 ? "sc_u" : fmt::format("sc_u * {} + {}", P, q))
+                : fmt::format("(2 * sc_u + {}) % {} * {} + {}", row, S, P, q);
+        loadB((R - 1) * P + q, "sc_w[" + to + "]", "sc_wl[" + to + "]");
+      }
+      bBase = "sc_b";
     }
   } else {
     auto jobs = out.scope("for (int sc_job = threadIdx.x >> 5; sc_job < "

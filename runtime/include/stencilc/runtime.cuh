@@ -407,6 +407,15 @@ namespace tc {
 
 // Dense mma.sync, f32 accumulators: f16 and bf16 m16n8k8 / m16n8k16, tf32
 // m16n8k4 / m16n8k8.
+// The CPU emulation (test/emulation) runs them lane by lane, exchanging
+// the fragments through the warp.
+#if defined(STENCILC_EMULATE)
+#define STENCILC_MMA_F32(NAME, SHAPE, TYPES, NA, NB, AREGS, BREGS)             \
+  STENCILC_DEV void NAME(float (&d)[4], const unsigned (&a)[NA],               \
+                         const unsigned (&b)[NB]) {                            \
+    stencilc_emu::mma(SHAPE, TYPES, false, d, a, NA, b, NB, 0, 0);             \
+  }
+#else
 #define STENCILC_MMA_F32(NAME, SHAPE, TYPES, NA, NB, AREGS, BREGS)             \
   STENCILC_DEV void NAME(float (&d)[4], const unsigned (&a)[NA],               \
                          const unsigned (&b)[NB]) {                            \
@@ -415,6 +424,7 @@ namespace tc {
                  : "+f"(d[0]), "+f"(d[1]), "+f"(d[2]), "+f"(d[3])              \
                  : STENCILC_MMA_A##NA, STENCILC_MMA_B##NB);                    \
   }
+#endif
 #define STENCILC_MMA_A2 "r"(a[0]), "r"(a[1])
 #define STENCILC_MMA_A4 "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3])
 #define STENCILC_MMA_B1 "r"(b[0])
@@ -436,6 +446,14 @@ STENCILC_MMA_F32(mma_m16n8k8_tf32, "m16n8k8", "tf32.tf32", 4, 2,
 
 // Sparse mma.sp::ordered_metadata, f32 accumulators; the selector is an
 // immediate, hence the template.
+#if defined(STENCILC_EMULATE)
+#define STENCILC_MMA_SP(NAME, SHAPE, TYPES, NA, NB, AREGS, BREGS, EREG)        \
+  template <int Sel>                                                           \
+  STENCILC_DEV void NAME(float (&d)[4], const unsigned (&a)[NA],               \
+                         const unsigned (&b)[NB], unsigned e) {                \
+    stencilc_emu::mma(SHAPE, TYPES, true, d, a, NA, b, NB, e, Sel);            \
+  }
+#else
 #define STENCILC_MMA_SP(NAME, SHAPE, TYPES, NA, NB, AREGS, BREGS, EREG)        \
   template <int Sel>                                                           \
   STENCILC_DEV void NAME(float (&d)[4], const unsigned (&a)[NA],               \
@@ -447,6 +465,7 @@ STENCILC_MMA_F32(mma_m16n8k8_tf32, "m16n8k8", "tf32.tf32", 4, 2,
                  : STENCILC_MMA_A##NA, STENCILC_MMA_B##NB, "r"(e),             \
                    "n"(Sel));                                                  \
   }
+#endif
 
 STENCILC_MMA_SP(mma_sp_m16n8k16_f16, "m16n8k16", "f16.f16", 2, 2, "{%4,%5}",
                 "{%6,%7}", "%8, %9")
@@ -545,6 +564,8 @@ STENCILC_DEV unsigned transpose8x8(unsigned w) {
   asm volatile("movmatrix.sync.aligned.m8n8.trans.b16 %0, %1;"
                : "=r"(d)
                : "r"(w));
+#elif defined(STENCILC_EMULATE)
+  d = stencilc_emu::transpose8x8(w);
 #endif
   return d;
 }

@@ -26,6 +26,7 @@
 #include <ucontext.h>
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -35,9 +36,14 @@
 // Attributes the host compiler does not know.
 #undef __launch_bounds__
 #define __launch_bounds__(...)
+// Static shared memory: one array for all threads, which share the OS
+// thread; blocks run one after another.
+#undef __shared__
+#define __shared__ static
 
 inline uint3 threadIdx;
 inline uint3 blockIdx;
+inline uint3 gridDim;
 
 namespace stencilc_emu {
 
@@ -60,7 +66,7 @@ struct Fibers {
   };
   jmp_buf scheduler;
   std::vector<Fiber> fibers;
-  unsigned current = 0;
+  unsigned current = 0, threads = 0, exited = 0;
   void (*body)(void *) = nullptr;
   void *bodyArg = nullptr;
 };
@@ -72,10 +78,39 @@ inline void yieldFiber() {
     _longjmp(fibers.scheduler, 1);
 }
 
+/// A barrier of `count` threads (less those that have exited) that spins
+/// by yielding: threads may yield at different points (warp collectives
+/// wait on their own barriers), so one yield is not a barrier by itself.
+struct Barrier {
+  unsigned arrived = 0, generation = 0;
+  void releaseIf(unsigned live) {
+    if (arrived && arrived >= live) {
+      arrived = 0;
+      ++generation;
+    }
+  }
+  void wait(const unsigned &live) {
+    const unsigned gen = generation;
+    ++arrived;
+    releaseIf(live);
+    while (generation == gen)
+      yieldFiber();
+  }
+};
+inline Barrier blockBarrier;
+/// Warp w's barrier, and its live lanes.
+inline std::vector<Barrier> warpBarriers;
+inline std::vector<unsigned> warpLive;
+
 inline void fiberMain() {
   for (;;) {
     fibers.body(fibers.bodyArg);
     fibers.fibers[fibers.current].done = true;
+    ++fibers.exited;
+    blockBarrier.releaseIf(fibers.threads - fibers.exited);
+    const unsigned w = fibers.current / 32;
+    --warpLive[w];
+    warpBarriers[w].releaseIf(warpLive[w]);
     yieldFiber();
   }
 }
@@ -87,8 +122,15 @@ inline void runBlock(unsigned threads, void (*body)(void *), void *arg) {
     fibers.fibers.resize(threads);
   fibers.body = body;
   fibers.bodyArg = arg;
-  for (unsigned t = 0; t < threads; ++t)
+  fibers.threads = threads;
+  fibers.exited = 0;
+  blockBarrier = Barrier{};
+  warpBarriers.assign((threads + 31) / 32, Barrier{});
+  warpLive.assign((threads + 31) / 32, 0);
+  for (unsigned t = 0; t < threads; ++t) {
     fibers.fibers[t].done = false;
+    ++warpLive[t / 32];
+  }
   // One round runs every live fiber to its next barrier (or its end). A
   // barrier that some threads skip by returning early would be undefined
   // in CUDA; here it simply completes.
@@ -126,6 +168,7 @@ void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t smem,
   blockShared = shared.data();
   auto call = [&]() { kernel(args...); };
   using Call = decltype(call);
+  gridDim = {blocks, 1, 1};
   for (unsigned b = 0; b < blocks; ++b) {
     blockIdx = {b, 0, 0};
     runBlock(threads, [](void *c) { (*static_cast<Call *>(c))(); }, &call);
@@ -134,7 +177,164 @@ void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t smem,
 
 } // namespace stencilc_emu
 
-inline void __syncthreads() { stencilc_emu::yieldFiber(); }
+inline void __syncthreads() {
+  stencilc_emu::blockBarrier.wait(stencilc_emu::fibers.threads -
+                                  stencilc_emu::fibers.exited);
+}
+inline void __syncwarp(unsigned = 0xFFFFFFFFu) {
+  const unsigned w = threadIdx.x / 32;
+  stencilc_emu::warpBarriers[w].wait(stencilc_emu::warpLive[w]);
+}
+inline unsigned __float_as_uint(float x) {
+  unsigned u;
+  std::memcpy(&u, &x, 4);
+  return u;
+}
+inline float __uint_as_float(unsigned u) {
+  float x;
+  std::memcpy(&x, &u, 4);
+  return x;
+}
+
+namespace stencilc_emu {
+
+/// Warp collectives: every lane posts its words, the warp meets, each
+/// lane reads what it needs of the others', and the warp meets again
+/// before the posts are reused.
+struct WarpPost {
+  unsigned a[8], b[8], e;
+};
+inline std::vector<WarpPost> warpPosts;
+
+inline WarpPost *postWarp(const WarpPost &mine) {
+  const unsigned need = (fibers.threads + 31) / 32 * 32;
+  if (warpPosts.size() < need)
+    warpPosts.resize(need);
+  warpPosts[threadIdx.x] = mine;
+  __syncwarp();
+  return &warpPosts[threadIdx.x / 32 * 32];
+}
+
+inline float halfToFloat(unsigned h) {
+  const unsigned sign = (h >> 15) & 1, exp = (h >> 10) & 31, man = h & 1023;
+  float v = exp == 0    ? std::ldexp(static_cast<float>(man), -24)
+            : exp == 31 ? (man ? NAN : INFINITY)
+                        : std::ldexp(static_cast<float>(man | 1024), exp - 25);
+  return sign ? -v : v;
+}
+
+/// mma.sync / mma.sp::ordered_metadata.sync, f32 accumulators, with the
+/// fragment layouts of docs/PTX.md: `shape` is "m16n8k<K>", `types`
+/// "tf32.tf32", "f16.f16" or "bf16.bf16"; `sel` the sparsity selector.
+/// Products are exact in float and added in increasing k, as the CPU
+/// emulator of the MatrixProgram (IR/MatrixEmulator.h) adds them.
+inline void mma(const char *shape, const char *types, bool sparse,
+                float (&d)[4], const unsigned *a, int na, const unsigned *b,
+                int nb, unsigned e, int sel) {
+  WarpPost mine{};
+  for (int r = 0; r < na; ++r)
+    mine.a[r] = a[r];
+  for (int r = 0; r < nb; ++r)
+    mine.b[r] = b[r];
+  mine.e = e;
+  const WarpPost *lanes = postWarp(mine);
+  const int k = std::atoi(std::strchr(shape, 'k') + 1);
+  const bool tf32 = types[0] == 't', bf16 = types[0] == 'b';
+  const int E = tf32 ? 1 : 2; // elements per register
+  auto value = [&](unsigned w, int h) -> float {
+    if (tf32)
+      return __uint_as_float(w & 0xFFFFE000u);
+    const unsigned bits = (w >> (16 * h)) & 0xFFFFu;
+    return bf16 ? __uint_as_float(bits << 16) : halfToFloat(bits);
+  };
+  // A element i of lane (g, t): its row, and its column (sparse: the
+  // compressed column, group * (values per group) + stored value).
+  auto aAt = [&](int g, int t, int i, int &row, int &col) {
+    const int r = i / E, h = i % E;
+    if (!sparse) {
+      if (tf32 && k == 4)
+        row = g + 8 * i, col = t;
+      else if (tf32)
+        row = g + 8 * (i & 1), col = t + 4 * (i >> 1);
+      else if (k == 8)
+        row = g + 8 * (i >> 1), col = 2 * t + (i & 1);
+      else
+        row = g + 8 * ((i >> 1) & 1), col = 2 * t + (i & 1) + 8 * (i >> 2);
+    } else if (tf32) {
+      row = g + 8 * (r & 1), col = t + 4 * (r >> 1);
+    } else {
+      row = g + 8 * (r & 1), col = 2 * (t + 4 * (r >> 1)) + h;
+    }
+  };
+  // B element i of lane (g, t): its row (k); its column is g.
+  auto bRow = [&](int t, int i) {
+    if (tf32)
+      return t + 4 * i;
+    if (k == 8)
+      return 2 * t + i;
+    return 2 * t + (i & 1) + 8 * (i >> 1);
+  };
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  for (int c = 0; c < 4; ++c) {
+    const int row = g + 8 * (c >> 1), col = 2 * t + (c & 1);
+    float arow[32] = {}, bcol[32] = {};
+    for (int l = 0; l < 32; ++l)
+      for (int i = 0; i < na * E; ++i) {
+        int r, cc;
+        aAt(l / 4, l % 4, i, r, cc);
+        if (r == row)
+          arow[cc] = value(lanes[l].a[i / E], i % E);
+      }
+    for (int l = 0; l < 32; ++l)
+      if (l / 4 == col)
+        for (int i = 0; i < nb * E; ++i)
+          bcol[bRow(l % 4, i)] = value(lanes[l].b[i / E], i % E);
+    float logical[32] = {};
+    if (!sparse) {
+      for (int kk = 0; kk < k; ++kk)
+        logical[kk] = arow[kk];
+    } else {
+      // Metadata: one register (lane 4g + sel) for k16 f16 and k8 tf32,
+      // two (lanes 4g + 2 sel, + 1) for k32 f16 and k16 tf32.
+      const int groupSize = tf32 ? 2 : 4, groups = k / groupSize;
+      const bool two = groups == 8;
+      for (int grp = 0; grp < groups; ++grp) {
+        const int src = two ? 4 * (row % 8) + 2 * sel + grp / 4
+                            : 4 * (row % 8) + sel;
+        const unsigned nib =
+            (lanes[src].e >> (4 * ((row / 8) * 4 + grp % 4))) & 15u;
+        if (tf32) {
+          logical[2 * grp + ((nib & 3) >> 1)] += arow[grp];
+        } else {
+          logical[4 * grp + (nib & 3)] += arow[2 * grp];
+          logical[4 * grp + ((nib >> 2) & 3)] += arow[2 * grp + 1];
+        }
+      }
+    }
+    float sum = d[c];
+    for (int kk = 0; kk < k; ++kk)
+      sum += logical[kk] * bcol[kk];
+    d[c] = sum;
+  }
+  __syncwarp();
+}
+
+/// movmatrix.m8n8.trans.b16: lane 4g + t gets rows 2t and 2t + 1 of
+/// column g of the 8x8 matrix whose row g, columns 2t and 2t + 1 it held.
+inline unsigned transpose8x8(unsigned w) {
+  WarpPost mine{};
+  mine.a[0] = w;
+  const WarpPost *lanes = postWarp(mine);
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  auto at = [&](int r, int c) {
+    return (lanes[4 * r + c / 2].a[0] >> (16 * (c & 1))) & 0xFFFFu;
+  };
+  const unsigned out = at(2 * t, g) | at(2 * t + 1, g) << 16;
+  __syncwarp();
+  return out;
+}
+
+} // namespace stencilc_emu
 // CUDA's integer min and max overloads that the generated kernels call.
 inline int min(int a, int b) { return a < b ? a : b; }
 inline long long min(long long a, long long b) { return a < b ? a : b; }
@@ -198,6 +398,24 @@ inline cudaError_t cudaGetDeviceCount(int *n) {
   return cudaSuccess;
 }
 inline cudaError_t cudaSetDevice(int) { return cudaSuccess; }
+inline cudaError_t cudaGetDevice(int *d) {
+  *d = 0;
+  return cudaSuccess;
+}
+// Two SMs of one block each: persistent kernels then run several tiles
+// per block, through both of their buffers.
+inline cudaError_t cudaDeviceGetAttribute(int *v, enum cudaDeviceAttr a,
+                                          int) {
+  *v = a == cudaDevAttrMultiProcessorCount ? 2 : 0;
+  return cudaSuccess;
+}
+inline cudaError_t
+cudaOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(int *n, const void *,
+                                                       int, size_t,
+                                                       unsigned) {
+  *n = 1;
+  return cudaSuccess;
+}
 inline cudaError_t cudaStreamSynchronize(cudaStream_t) { return cudaSuccess; }
 inline cudaError_t cudaEventCreate(cudaEvent_t *e) {
   *e = new CUevent_st;

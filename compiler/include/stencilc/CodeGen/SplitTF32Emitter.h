@@ -65,16 +65,20 @@ public:
   /// `accumulatorsPerTile` values, which is then added to acc in f32: the
   /// tensor cores truncate where they add into C, and a running C of the
   /// size of the result would lose up to an ulp of it per K tile, always
-  /// towards zero.
+  /// towards zero. The accumulators are acc<accSuffix> and
+  /// accLo<accSuffix>.
   void mmas(const std::function<std::string(const std::string &,
                                             const std::string &,
                                             const std::string &)> &call,
             int tm, const std::string &aHi, const std::string &aLo,
             const std::string &aLo2, bool aLoWords, const std::string &b,
-            const std::string &bLo, int accumulatorsPerTile);
+            const std::string &bLo, int accumulatorsPerTile,
+            const std::string &accSuffix = "");
 
-  /// Before the outputs are staged: acc += accLo, per accumulator.
-  void foldAccumulators(int accumulatorsPerTile);
+  /// Before the outputs are staged: acc += accLo, per accumulator (of
+  /// acc<accSuffix> and accLo<accSuffix>).
+  void foldAccumulators(int accumulatorsPerTile,
+                        const std::string &accSuffix = "");
 
   /// Inside the host's packing loop of one A register (tf32): the f32
   /// coefficient `sc_c(0)` split into `sc_w` (hi) and `sc_wl` (lo), and

@@ -92,6 +92,14 @@ struct TensorCorePlan {
   /// Rolling: the K tiles of one kernel row (tile tk + rollPeriod reads
   /// what tile tk reads one row lower).
   int rollPeriod = 0;
+  /// Rolling, with A read per use (too large to hold beside the window):
+  /// each warp computes two patch rows per pass, so that every A tile it
+  /// loads feeds two mma, halving A's traffic through L1 (issue 22). The
+  /// window then holds one kernel row more, the rows both patch rows read.
+  bool pairRows = false;
+  /// Rolling: three blocks' shared memory fits an SM (the tile is sized
+  /// for it where it can be).
+  bool threeBlocks = false;
   /// tf32 (centresOperands): the coefficient nodes of one row of A, which
   /// every row holds (each fused tap once); their rounded values' sum is
   /// what the centred outputs get back per unit of the centre.
