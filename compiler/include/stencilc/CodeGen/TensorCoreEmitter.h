@@ -106,6 +106,10 @@ struct TensorCorePlan {
   std::vector<int> rowNodes;
 };
 
+/// Whether the kernel holds A in registers for the whole block (it is
+/// small), rather than reading each tile per use.
+bool tensorCoreHoldsA(const MatrixProgram &p);
+
 /// Plans the kernel of `stencil`, whose MatrixProgram must be packed.
 /// Reports an error and returns nullopt when it cannot be generated.
 std::optional<TensorCorePlan> planTensorCore(const Stencil &stencil,
