@@ -283,8 +283,14 @@ std::optional<CostCandidate> planeCandidate(CostCandidate &c,
   const double taps = static_cast<double>(s.updates.front().linear->taps.size());
   const double planeElems = static_cast<double>(p.box(1)) * p.box(2);
   const double loadsPerThread = std::ceil(planeElems / p.threads);
-  const double sharedReads =
-      rho * (rows + 2 * p.radius[1]) * (2 * p.radius[2] + 1) / rows;
+  // The values of the thread's rows of a plane that some tap reads (nvcc
+  // drops the others' loads): (kRY + 2 r1)(2 r2 + 1) for a box, the
+  // centre column and the kRY rows' own for a star.
+  std::set<std::pair<int, int>> read;
+  for (const Tap &tap : s.updates.front().linear->taps)
+    for (int i = 0; i < p.planeRows; ++i)
+      read.insert({tap.offset[1] + i, tap.offset[2]});
+  const double sharedReads = rho * static_cast<double>(read.size()) / rows;
   const double sharedWrites = rho * planeElems / (p.tile[1] * p.tile[2]);
   c.tGlobal = elem * (box / outputs + 1) / hw.bandwidth * 1e9;
   c.tShared = elem * (sharedReads + sharedWrites) / hw.sharedBandwidth * 1e9;

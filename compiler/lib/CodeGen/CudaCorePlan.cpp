@@ -198,27 +198,27 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   return p;
 }
 
-/// The plane kernel, where it pays: a linear 3-D update of one grid whose
-/// taps fill at least half of its (2r+1)^3 box, with a radius of at least 2
-/// along every axis, at one step per pass, on the shapes the rules choose
-/// (not a --tile), in f32 or f64. Such boxes are bound by their FMAs, and
-/// the streaming kernel's four rows of every tap unrolled spilled at any
-/// register count (docs/benchmarks.md, "Why the wide 3-D boxes are slow on
-/// CUDA cores"). `base` holds the depth and the radii; the plane kernel
+/// The plane kernel, where it pays: a linear 3-D update of one grid with a
+/// radius of 2 to 4 along every axis, at one step per pass, on the shapes
+/// the rules choose (not a --tile), in f32 or f64. Wide boxes are bound by
+/// their FMAs, and the streaming kernel's four rows of every tap unrolled
+/// spilled at any register count (docs/benchmarks.md, "Why the wide 3-D
+/// boxes are slow on CUDA cores"); high-order stars read 2 r + 1 planes
+/// per output there and reached 15-26% of the DRAM roofline (issue 24),
+/// where the plane kernel reads each plane once. The cost model weighs it
+/// at t = 1 against the streaming kernel at t >= 2 (star3d2r keeps t = 2). `base` holds the depth and the radii; the plane kernel
 /// takes the streaming kernel's stencils (streamable).
 static std::optional<CudaCorePlan> planPlane(const Stencil &s,
                                              const CudaCorePlan &base) {
   if (!streamable(s) || base.fuse != 1 || s.hints.tile ||
       s.hints.threads || !s.isLinear() || s.elemType != s.compType)
     return std::nullopt;
-  int box = 1;
-  for (int a = 0; a < s.dims; ++a) {
-    if (base.radius[a] < 2)
+  // Radius 2 to 4, the shapes ptxas was checked on: at radius 8 the sums
+  // alone (4 x 17) would pass the 128 registers, and the radius-8 box's
+  // source stays refused by its size (test/CodeGen/source-size-bound.st).
+  for (int a = 0; a < s.dims; ++a)
+    if (base.radius[a] < 2 || base.radius[a] > 4)
       return std::nullopt;
-    box *= 2 * base.radius[a] + 1;
-  }
-  if (2 * s.updates.front().linear->taps.size() < static_cast<size_t>(box))
-    return std::nullopt;
   CudaCorePlan p;
   p.fuse = 1;
   p.fuseFromModel = base.fuseFromModel;
