@@ -84,8 +84,8 @@ void StencilEmitter::emitPlaneKernel() {
            ": 0);",
            n);
   {
-    auto fn = out.scope("auto sc_fetch = [&](long long q0, Elem (&v)[kLoads])",
-                        "};");
+    auto fn =
+        out.scope("auto sc_fetch = [&](long long q0, Elem (&v)[kLoads])", "};");
     out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
     out.line("  const Elem *const sc_p = sc_box + q0 * sc_stride;");
     out.line("#pragma unroll");
