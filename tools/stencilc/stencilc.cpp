@@ -541,6 +541,7 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   }
   if (req.distributed)
     mo.target = Target::CudaCore;
+  mo.distributed = req.distributed;
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;

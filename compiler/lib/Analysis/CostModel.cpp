@@ -256,6 +256,60 @@ void finish(CostCandidate &c, const std::array<double, 3> &w) {
   c.predicted = total > 0 ? 1 / total : 0;
 }
 
+/// The plane kernel (CudaCorePlan::plane), one step per pass. A segment of
+/// kT0 output planes sums kT0 + 2 r0 input planes, each in full, so the
+/// work is rho = (kT0 + 2 r0) / kT0 times the useful work. Bound by
+/// instruction issue: per output and plane summed, its FMAs (one
+/// instruction per tap), its shared-memory reads ((kRY + 2 r1)(2 r2 + 1)
+/// per kRY outputs) and the 2 r0 + 1 moves of its partial sums; per plane
+/// and thread, the plane's load and store (about 8 instructions per
+/// element) and the loop and barrier (about 10), shared by kRY outputs.
+/// Each instruction costs an FFMA's two flops. The global traffic is one
+/// read of the plane boxes and one write.
+std::optional<CostCandidate> planeCandidate(CostCandidate &c,
+                                            const Context &x,
+                                            const CudaCorePlan &p) {
+  const Stencil &s = x.s;
+  const HardwareDesc &hw = x.o.hw;
+  c.kernel = "plane";
+  double outputs = 1, box = 1;
+  for (int a = 0; a < s.dims; ++a) {
+    outputs *= p.tile[a];
+    box *= p.box(a);
+  }
+  const double rho = static_cast<double>(p.box(0)) / p.tile[0];
+  const double rows = p.planeRows;
+  const double elem = elemTypeBytes(s.elemType);
+  const double taps = static_cast<double>(s.updates.front().linear->taps.size());
+  const double planeElems = static_cast<double>(p.box(1)) * p.box(2);
+  const double loadsPerThread = std::ceil(planeElems / p.threads);
+  // The values of the thread's rows of a plane that some tap reads (nvcc
+  // drops the others' loads): (kRY + 2 r1)(2 r2 + 1) for a box, the
+  // centre column and the kRY rows' own for a star.
+  std::set<std::pair<int, int>> read;
+  for (const Tap &tap : s.updates.front().linear->taps)
+    for (int i = 0; i < p.planeRows; ++i)
+      read.insert({tap.offset[1] + i, tap.offset[2]});
+  const double sharedReads = rho * static_cast<double>(read.size()) / rows;
+  const double sharedWrites = rho * planeElems / (p.tile[1] * p.tile[2]);
+  c.tGlobal = elem * (box / outputs + 1) / hw.bandwidth * 1e9;
+  c.tShared = elem * (sharedReads + sharedWrites) / hw.sharedBandwidth * 1e9;
+  double perOutput = rho * (taps + (2 * p.radius[0] + 1)) + sharedReads +
+                     rho * (8 * loadsPerThread + 10) / rows;
+  c.tCompute = 2 * perOutput / hw.cudaCorePeak(s.elemType) * 1e9;
+  // Not yet calibrated: the other kernels' mean weights put box3d4r above
+  // its roofline, so the counts stand unweighted until a description
+  // weighs the plane kernel itself.
+  std::string key = CostWeights::key("cuda-core", c.kernel, s.elemType);
+  bool weighed = hw.weights.byKind.count(key) ||
+                 hw.weights.byKind.count(key + "." + std::to_string(s.dims) +
+                                         "d");
+  finish(c, weighed ? hw.weights.lookup("cuda-core", c.kernel, s.elemType,
+                                        s.dims)
+                    : std::array<double, 3>{1, 1, 1});
+  return c;
+}
+
 /// The CUDA-core kernel at depth t: each block loads its tile plus a halo
 /// of t*r, computes a region that shrinks by r per step (the recomputed
 /// halo makes the work rho times the useful work), and reads shared memory
@@ -265,13 +319,17 @@ void finish(CostCandidate &c, const std::array<double, 3> &w) {
 std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   const Stencil &s = x.s;
   const HardwareDesc &hw = x.o.hw;
-  std::optional<CudaCorePlan> p = planCudaCore(s, t, x.o.arch, x.quiet);
+  std::optional<CudaCorePlan> p = planCudaCore(s, t, x.o.arch, x.quiet,
+                                                 /*frame=*/false,
+                                                 x.o.distributed);
   if (!p)
     return std::nullopt;
   CostCandidate c;
   c.strategy.target = Target::CudaCore;
   c.strategy.steps = t;
   fillRoofline(c, x, hw.cudaCorePeak(s.elemType));
+  if (p->plane)
+    return planeCandidate(c, x, *p);
   double outputs = 1, box = 1, work = 0;
   for (int a = 0; a < s.dims; ++a) {
     outputs *= p->tile[a];
@@ -509,7 +567,8 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
   // Nothing could be built: build the requested one again, reporting why.
   unsigned before = diags.errorCount();
   if (!o.target || *o.target == Target::CudaCore) {
-    planCudaCore(s, o.steps ? *o.steps : 1, o.arch, diags);
+    planCudaCore(s, o.steps ? *o.steps : 1, o.arch, diags, /*frame=*/false,
+                 o.distributed);
   } else {
     Strategy st;
     st.target = *o.target;

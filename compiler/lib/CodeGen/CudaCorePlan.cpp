@@ -109,6 +109,20 @@ static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
   return false;
 }
 
+/// Whether a stencil may stream along axis 0 (the streaming and the plane
+/// kernel): one grid in 3-D. Stages, new values, t and the coordinates run
+/// in the box kernel; so do a dirichlet value of parameters and sides that
+/// differ.
+static bool streamable(const Stencil &s) {
+  if (s.grids.size() != 1 || s.dims != 3 || s.hasStages() ||
+      s.usesStepOrPoint() || !s.stages.empty())
+    return false;
+  for (const AxisBoundary &b : s.grids[0].boundary)
+    if (!b.uniform() || b.side[0].node >= 0)
+      return false;
+  return true;
+}
+
 /// The streaming plan, where it applies: one grid in 3-D, and a slab whose
 /// halo leaves most threads computing outputs. In 2-D the box kernel's
 /// strips were faster on every benchmark shape (docs/benchmarks.md, the
@@ -123,14 +137,8 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
                                               CudaCorePlan p, GpuArch arch,
                                               DiagnosticEngine &diags,
                                               bool &failed) {
-  // Stages, new values, t and the coordinates run in the box kernel.
-  if (s.grids.size() != 1 || s.dims != 3 || s.hasStages() ||
-      s.usesStepOrPoint() || !s.stages.empty())
+  if (!streamable(s))
     return std::nullopt;
-  // A dirichlet value of parameters, or sides that differ, too.
-  for (const AxisBoundary &b : s.grids[0].boundary)
-    if (!b.uniform() || b.side[0].node >= 0)
-      return std::nullopt;
   p.stream = true;
   p.strip = 1;
   // 32 x 32 threads, the most a block may have: the fastest of 32 x 16 and
@@ -172,11 +180,64 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   return p;
 }
 
+/// The plane kernel, where it pays: a linear 3-D update of one grid with a
+/// radius of 2 to 4 along every axis, at one step per pass, on the shapes
+/// the rules choose (not a --tile), in f32 or f64. Wide boxes are bound by
+/// their FMAs, and the streaming kernel's four rows of every tap unrolled
+/// spilled at any register count (docs/benchmarks.md, "Why the wide 3-D
+/// boxes are slow on CUDA cores"); high-order stars read 2 r + 1 planes
+/// per output there and reached 15-26% of the DRAM roofline (issue 24),
+/// where the plane kernel reads each plane once. The cost model weighs it
+/// at t = 1 against the streaming kernel at t >= 2 (star3d2r keeps t = 2). `base` holds the depth and the radii; the plane kernel
+/// takes the streaming kernel's stencils (streamable).
+static std::optional<CudaCorePlan> planPlane(const Stencil &s,
+                                             const CudaCorePlan &base) {
+  if (!streamable(s) || base.fuse != 1 || s.hints.tile ||
+      s.hints.threads || !s.isLinear() || s.elemType != s.compType)
+    return std::nullopt;
+  // Radius 2 to 4, the shapes ptxas was checked on: at radius 8 the sums
+  // alone (4 x 17) would pass the 128 registers, and the radius-8 box's
+  // source stays refused by its size (test/CodeGen/source-size-bound.st).
+  for (int a = 0; a < s.dims; ++a)
+    if (base.radius[a] < 2 || base.radius[a] > 4)
+      return std::nullopt;
+  CudaCorePlan p;
+  p.fuse = 1;
+  p.fuseFromModel = base.fuseFromModel;
+  p.numUpdated = base.numUpdated;
+  p.radius = base.radius;
+  p.plane = true;
+  // A warp spans 32 outputs of the contiguous axis, so its shared-memory
+  // reads are consecutive; each thread owns 4 outputs along axis 1, which
+  // share each value it reads (4 + 2 r rows for 4 outputs), and 2 r0 + 1
+  // partial sums of each: 20 to 36 accumulators for r = 2 .. 4. Segments
+  // of 128 planes spend (128 + 2 r0) / 128 of the FMAs on the planes
+  // before and after the segment.
+  p.planeRows = 4;
+  p.tile = {128, 32, 32};
+  // f64 sums take two registers each: 4 rows spilled at 128 registers
+  // from r = 2 (and at 255 from r = 3, sm_90), 2 rows fit.
+  if (s.elemType == ElemType::F64) {
+    p.planeRows = 2;
+    p.tile[1] = 16;
+  }
+  p.threads = p.tile[1] / p.planeRows * p.tile[2];
+  // Registers for two blocks of 256 threads an SM (128 a thread). ptxas
+  // for sm_90 builds f64 literals in registers: box3d4r f64 spilled 232
+  // bytes at 128 and fits in 252 at one block an SM (8 warps, each with
+  // 18 independent sums).
+  p.minBlocks = s.elemType == ElemType::F64 && s.maxUpdatedRadius() >= 4 ? 1 : 2;
+  p.sharedBytes = 2 * static_cast<int64_t>(p.box(1)) * p.box(2) *
+                  elemTypeBytes(s.elemType);
+  return p;
+}
+
 std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
                                                    std::optional<int> fuse,
                                                    GpuArch arch,
                                                    DiagnosticEngine &diags,
-                                                   bool frame) {
+                                                   bool frame,
+                                                   bool distributed) {
   CudaCorePlan p;
   bool byModel = false;
   if (!fuse) {
@@ -242,6 +303,9 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   for (int a = 0; a < s.dims; ++a)
     p.radius[a] = s.updatedRadius(a);
   if (!frame) {
+    if (std::optional<CudaCorePlan> pp =
+            distributed ? std::nullopt : planPlane(s, p))
+      return pp;
     bool failed = false;
     if (std::optional<CudaCorePlan> sp = planStream(s, p, arch, diags, failed))
       return sp;
@@ -379,6 +443,9 @@ std::vector<CudaCoreShape> stencilc::tuneShapes(const Stencil &stencil,
     if (planCudaCore(s, fuse, arch, quiet))
       shapes.push_back(c);
   };
+  // The plane kernel's tile is fixed: a --tile plans the streaming kernel.
+  if (base->plane)
+    return shapes;
   if (base->stream) {
     // Segment lengths and slabs are the streaming sweep's axes
     // (docs/benchmarks.md). None of these beat the plan's shape on heat-3d

@@ -114,7 +114,9 @@ void StencilEmitter::emitConstants() {
   // Tiles closer than this to the domain's edge apply boundary conditions
   // (none along the streaming kernel's ghost axes).
   out.line("{}constexpr int {};",
-           plan.stream && !ghostAxes().empty() ? "[[maybe_unused]] " : "",
+           plan.plane || (plan.stream && !ghostAxes().empty())
+               ? "[[maybe_unused]] "
+               : "",
            axes([&](int a) {
              // The span covers the points where an update's inlined form
              // and its form as written may differ (stages, new values).
@@ -128,8 +130,8 @@ void StencilEmitter::emitConstants() {
              std::string i = std::to_string(a);
              return "kH" + i + " = kFuse * kR" + i;
            }));
-  if (plan.stream) {
-    emitStreamConstants();
+  if (plan.stream || plan.plane) {
+    plan.plane ? emitPlaneConstants() : emitStreamConstants();
     return;
   }
   out.line("constexpr int {};", axes([](int a) {
@@ -750,7 +752,10 @@ void StencilEmitter::emitSource() {
   out.line("// Stencil {}: {}-D {}, CUDA cores{}, {} fused per pass, tile "
            "{}, {} bytes of shared memory per block.",
            s.name, D, elemTypeName(s.elemType).str(),
-           plan.stream ? " streaming along axis 0" : "", fusion,
+           plan.plane    ? " plane by plane along axis 0"
+           : plan.stream ? " streaming along axis 0"
+                         : "",
+           fusion,
            axes([&](int a) { return std::to_string(plan.tile[a]); }, "x"),
            plan.sharedBytes);
   auto ns = out.scope("namespace " + s.name, "} // namespace " + s.name);
@@ -760,7 +765,9 @@ void StencilEmitter::emitSource() {
     emitArgs();
     out.blank();
     emitGlobalReads();
-    if (plan.stream) {
+    if (plan.plane) {
+      emitPlaneKernel();
+    } else if (plan.stream) {
       emitStreamReads();
       emitStreamKernel();
     } else {
@@ -984,7 +991,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
       fuse = s.matrix->steps;
     }
     std::optional<CudaCorePlan> p =
-        planCudaCore(s, fuse, opts.arch, diags, /*frame=*/s.matrix.has_value());
+        planCudaCore(s, fuse, opts.arch, diags, /*frame=*/s.matrix.has_value(),
+                     opts.distributed);
     if (!p)
       return std::nullopt;
     plans.push_back(*p);

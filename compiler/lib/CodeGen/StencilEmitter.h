@@ -196,6 +196,10 @@ private:
   void emitStreamReads();
   void emitStreamLevel(int k);
   void emitStreamKernel();
+  /// The plane kernel (PlaneKernelEmitter.cpp): its constants after those
+  /// it shares with the box kernel, and the kernel.
+  void emitPlaneConstants();
+  void emitPlaneKernel();
   /// The streaming kernel's ghost axes: slab axes with a dirichlet
   /// boundary, where the columns outside the domain hold the boundary
   /// value in every level, so that the columns beside them need no

@@ -123,6 +123,9 @@ struct CostModelOptions {
   std::optional<int> steps;
   std::optional<Target> target;
   std::optional<MatrixLayout> layout;
+  /// stencilc --distributed: the CUDA-core plans are planCudaCore's under
+  /// `distributed` (no plane kernel).
+  bool distributed = false;
   /// Bounds on the layout search that picks each tensor-core layout's
   /// depth and (r1, r2): LayoutSearchOptions' maxSteps (0: every depth
   /// with t * r <= 8) and maxR. The fuzzer lowers them so that an input

@@ -67,6 +67,15 @@ struct CudaCorePlan {
   /// reserve: a slab of fewer threads than the plan's 1024 gets as many
   /// resident threads (1024 / threads), not the registers of one block.
   int minBlocks = 1;
+  /// The plane kernel (3-D wide boxes, PlaneKernelEmitter.cpp) instead of
+  /// the streaming kernel: a block owns tile[1] x tile[2] outputs of axes 1
+  /// and 2 and a segment of tile[0] planes of axis 0, loads each input
+  /// plane once into shared memory (with a halo of radius along axes 1 and
+  /// 2), and each thread adds the plane's contribution to the 2 r0 + 1
+  /// output planes it touches for `planeRows` outputs along axis 1, kept as
+  /// partial sums in registers. One step per pass.
+  bool plane = false;
+  int planeRows = 1; ///< Outputs a thread owns along axis 1.
 
   /// Halo of a pass along `axis`: fuse * radius.
   int halo(int axis) const { return fuse * radius[axis]; }
@@ -111,12 +120,15 @@ std::vector<CudaCoreShape> tuneShapes(const Stencil &stencil, int fuse,
 /// smaller tiles (a frame block's latency, not its throughput, is what
 /// counts). Otherwise the streaming kernel is planned where it applies.
 /// Reports an error and returns nullopt when even the smallest tile does
-/// not fit in shared memory.
+/// not fit in shared memory. `distributed` (stencilc --distributed) keeps
+/// the streaming kernel where the plane kernel would apply: only the
+/// streaming and box kernels address a distributed view.
 std::optional<CudaCorePlan> planCudaCore(const Stencil &stencil,
                                          std::optional<int> fuse,
                                          GpuArch arch,
                                          DiagnosticEngine &diags,
-                                         bool frame = false);
+                                         bool frame = false,
+                                         bool distributed = false);
 
 } // namespace stencilc
 
