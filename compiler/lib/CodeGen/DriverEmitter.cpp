@@ -375,9 +375,9 @@ void StencilEmitter::emitAmplification() {
     out.line("static constexpr bool kAmplification = false;");
     return;
   }
-  out.line("/// The step is affine with constant coefficients on a grid periodic "
-           "along every\n/// axis it reads across: the amplification bound "
-           "applies (amplification.h).");
+  out.line("/// The step is affine with constant coefficients on a grid "
+           "periodic along\n/// every axis it reads across: the "
+           "amplification bound applies (amplification.h).");
   out.line("static constexpr bool kAmplification = true;");
   size_t maxTaps = 0;
   std::vector<int> coeffs;
@@ -390,7 +390,8 @@ void StencilEmitter::emitAmplification() {
       }
     maxTaps = std::max(maxTaps, taps);
   }
-  out.line("static constexpr int kLinearTaps = {};", std::max<size_t>(1, maxTaps));
+  out.line("static constexpr int kLinearTaps = {};",
+           std::max<size_t>(1, maxTaps));
   std::string store;
   for (size_t g = 0; g < s.grids.size(); ++g) {
     const std::string e = elemOf(static_cast<int>(g));

@@ -1,4 +1,4 @@
-//===- amplification.h - Powers of a periodic linear step, bounded -*- C++ -*-===//
+//===- amplification.h - Powers of a periodic linear step -------*- C++ -*-===//
 //
 // The amplification bound of --check (docs/benchmarks.md, "Error bounds",
 // "Linear schemes on periodic grids: the amplification of the rounding").
@@ -7,7 +7,8 @@
 // e_{k+1} = A e_k + delta_k with A the step's linear part: a block-circulant
 // operator, one circulant block per pair of updated grids. Then
 //
-//   |e_n(g, x)| <= Sum_{k<n} Sum_h ||(A^{n-1-k})_{g<-h}||_inf max_y |delta_k(h, y)|,
+//   |e_n(g, x)| <= Sum_{k<n} Sum_h ||(A^{n-1-k})_{g<-h}||_inf r_k(h),
+//   r_k(h) >= max_y |delta_k(h, y)|,
 //
 // and because each block commutes with the shifts of the grid, its largest
 // row sum equals its column sum: the l1 norm over grid g of A^m applied to
@@ -23,6 +24,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 #include <vector>
 
 namespace stencilc::rt {
@@ -105,8 +107,8 @@ Amplification impulseAmplification(int grids, long long points,
   const double sumRel = 1 + gamma(static_cast<double>(points) + 4);
   const double absolute = eta * static_cast<double>(points) * grids;
   amp.norm.assign(sums.size(), 0.0);
-  double beta = 0;                       // max over k < m of a(k, ., .)
-  std::vector<double> vmax(grids, 0.0);  // max over j < m of ||v_j||_1, per h
+  double beta = 0;                      // max over k < m of a(k, ., .)
+  std::vector<double> vmax(grids, 0.0); // max over j < m of ||v_j||_1, per h
   for (long long m = 0; m < powers; ++m) {
     double betaNext = beta;
     for (int h = 0; h < grids; ++h) {

@@ -919,20 +919,19 @@ struct AmplificationApplies<P, std::void_t<decltype(P::kAmplification)>> {
   static constexpr bool value = P::kAmplification && !P::kTensorCore;
 };
 
-/// The amplification bound's state during a reference run: the bounds on
-/// the powers of the linear part, and the running bound.
-template <class P> struct AmplificationRun {
-  std::vector<int> state; // the updated grids, in order
-  Amplification amp;
-  std::vector<std::vector<double>> zero, local;
-  std::vector<double> last; // E^amp of the last step, per state grid
-
-  AmplificationRun(const long long *n, long long points, long long steps) {
+/// The amplification bound during a reference run (docs/benchmarks.md,
+/// "Linear schemes on periodic grids"): bounds on the norms of the powers
+/// of the step's linear part, and the running bound.
+template <class P> class AmplificationRun {
+public:
+  AmplificationRun(const long long *n, long long points, long long steps)
+      : n(n) {
     constexpr int G = P::kNumGrids;
     for (int g = 0; g < G; ++g)
       if (P::kUpdated[g])
         state.push_back(g);
     const int S = static_cast<int>(state.size());
+    double theta = 0, eta = 0;
     auto step = [&](const double *const *in, double *const *out) {
       std::vector<const double *> gin(G, nullptr);
       std::vector<double *> gout(G, nullptr);
@@ -943,16 +942,72 @@ template <class P> struct AmplificationRun {
       if constexpr (AmplificationApplies<P>::value)
         P::linearStep(gin.data(), gout.data(), n);
     };
-    double theta = 0, eta = 0;
     if constexpr (AmplificationApplies<P>::value) {
       theta = P::linearTheta();
       eta = 2.0 * P::kLinearTaps * 0x1.0p-1074;
     }
     amp = impulseAmplification(S, points, std::max(steps, 2LL), theta, eta,
                                step);
+    running = std::make_unique<AmplificationBound>(amp);
     zero.assign(G, std::vector<double>(points, 0.0));
     local = zero;
   }
+
+  /// After step s (the reference from `in` to `out`, the pointwise bound
+  /// from `err` to `errNext`): bounds the step's own error delta_s, adds it
+  /// to the amplification bound and lowers errNext to that bound where it
+  /// is smaller. amplified[g]: whether it lowered grid g's largest value.
+  void afterStep(const double *const *in, const double *const *out,
+                 long long s, const std::vector<std::vector<double>> &err,
+                 std::vector<std::vector<double>> &errNext,
+                 std::vector<bool> *amplified) {
+    if constexpr (AmplificationApplies<P>::value) {
+      constexpr int G = P::kNumGrids;
+      const int S = static_cast<int>(state.size());
+      // delta_s: the same bound with E = 0, the step's error from exact
+      // inputs, never the propagated one.
+      std::vector<const double *> zeroIn(G);
+      std::vector<double *> localOut(G);
+      for (int g = 0; g < G; ++g) {
+        zeroIn[g] = zero[g].data();
+        localOut[g] = local[g].data();
+      }
+      P::boundStep(in, out, zeroIn.data(), localOut.data(), n, s,
+                   TensorCoreRounding());
+      std::vector<double> maxErr(S, 0.0), r(S, 0.0);
+      for (int k = 0; k < S; ++k)
+        for (double e : err[state[k]])
+          maxErr[k] = std::isnan(e) ? NAN : std::max(maxErr[k], e);
+      for (int k = 0; k < S; ++k) {
+        const int g = state[k];
+        for (double e : local[g])
+          r[k] = std::isnan(e) || std::isnan(r[k]) ? NAN : std::max(r[k], e);
+        // The rounding to a narrower grid type also sees the propagated
+        // error: |A e_s| <= Sum_h a(1, g, h) max E_s(h).
+        if (P::kStoreRoundoff[g] > 0)
+          for (int h = 0; h < S; ++h)
+            r[k] += P::kStoreRoundoff[g] * amp.at(1, k, h) * maxErr[h];
+      }
+      const std::vector<double> &bound = running->add(r);
+      for (int k = 0; k < S; ++k) {
+        double pointwise = 0;
+        for (double &e : errNext[state[k]]) {
+          pointwise = std::isnan(e) ? NAN : std::max(pointwise, e);
+          // Both bound |e|; a NaN pointwise bound gives way too.
+          e = e <= bound[k] ? e : bound[k];
+        }
+        if (amplified)
+          (*amplified)[state[k]] = !(pointwise <= bound[k]);
+      }
+    }
+  }
+
+private:
+  const long long *n;
+  std::vector<int> state; // the updated grids, in order
+  Amplification amp;
+  std::unique_ptr<AmplificationBound> running;
+  std::vector<std::vector<double>> zero, local;
 };
 
 /// The float64 host reference of P run for `steps` steps from `host`; with
@@ -981,22 +1036,13 @@ referenceRun(const std::vector<std::vector<unsigned char>> &host,
     amplified->assign(G, false);
   TensorCoreRounding tc, none;
   std::unique_ptr<AmplificationRun<P>> ampRun;
-  std::unique_ptr<AmplificationBound> ampBound;
-  std::vector<double *> localOut(G);
-  std::vector<const double *> zeroIn(G);
   if (bound) {
     // The GPU starts from the same values: E_0 = 0.
     err.assign(G, std::vector<double>(points, 0.0));
     errNext = err;
     tc = tensorCoreRounding<P>();
-    if (AmplificationApplies<P>::value && amplification && steps > 0) {
+    if (AmplificationApplies<P>::value && amplification && steps > 0)
       ampRun = std::make_unique<AmplificationRun<P>>(n, points, steps);
-      ampBound = std::make_unique<AmplificationBound>(ampRun->amp);
-      for (int g = 0; g < G; ++g) {
-        localOut[g] = ampRun->local[g].data();
-        zeroIn[g] = ampRun->zero[g].data();
-      }
-    }
   }
   std::vector<const double *> in(G), errIn(G);
   std::vector<double *> out(G), errOut(G);
@@ -1035,41 +1081,8 @@ referenceRun(const std::vector<std::vector<unsigned char>> &host,
       }
       P::boundStep(in.data(), out.data(), errIn.data(), errOut.data(), n, s,
                    pass);
-      if constexpr (AmplificationApplies<P>::value)
-      if (ampRun) {
-        // delta_s: the step's own error from exact inputs, the same
-        // bound with E = 0 (docs/benchmarks.md, "Linear schemes on periodic
-        // grids"), plus the rounding to a narrower grid type of the
-        // propagated error, |A e_s| <= Sum_h a(1, g, h) max E_s(h).
-        P::boundStep(in.data(), out.data(), zeroIn.data(), localOut.data(), n,
-                     s, none);
-        const std::vector<int> &state = ampRun->state;
-        const int S = static_cast<int>(state.size());
-        std::vector<double> maxErr(S, 0.0), r(S, 0.0);
-        for (int k = 0; k < S; ++k)
-          for (double e : err[state[k]])
-            maxErr[k] = std::isnan(e) ? NAN : std::max(maxErr[k], e);
-        for (int k = 0; k < S; ++k) {
-          const int g = state[k];
-          for (double e : ampRun->local[g])
-            r[k] = std::isnan(e) || std::isnan(r[k]) ? NAN : std::max(r[k], e);
-          if (P::kStoreRoundoff[g] > 0)
-            for (int h = 0; h < S; ++h)
-              r[k] += P::kStoreRoundoff[g] * ampRun->amp.at(1, k, h) *
-                      maxErr[h];
-        }
-        const std::vector<double> &ea = ampBound->add(r);
-        for (int k = 0; k < S; ++k) {
-          double pointwise = 0;
-          for (double &e : errNext[state[k]]) {
-            pointwise = std::isnan(e) ? NAN : std::max(pointwise, e);
-            // Both bound |e|; a NaN pointwise bound gives way too.
-            e = e <= ea[k] ? e : ea[k];
-          }
-          if (amplified)
-            (*amplified)[state[k]] = !(pointwise <= ea[k]);
-        }
-      }
+      if (ampRun)
+        ampRun->afterStep(in.data(), out.data(), s, err, errNext, amplified);
     }
     for (int g = 0; g < G; ++g)
       if (P::kUpdated[g]) {

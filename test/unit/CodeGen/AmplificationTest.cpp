@@ -49,8 +49,8 @@ struct Scheme {
     // The accumulation above adds one product per tap to out: as many
     // roundings per term as a left-to-right sum of K products.
     for (const Tap1D &t : taps)
-      perSource[t.from] += amplification_detail::gamma(count[t.to] + 1) *
-                           std::fabs(t.c);
+      perSource[t.from] +=
+          amplification_detail::gamma(count[t.to] + 1) * std::fabs(t.c);
     double m = 0;
     for (double x : perSource)
       m = std::max(m, x);
