@@ -956,7 +956,9 @@ public:
   /// After step s (the reference from `in` to `out`, the pointwise bound
   /// from `err` to `errNext`): bounds the step's own error delta_s, adds it
   /// to the amplification bound and lowers errNext to that bound where it
-  /// is smaller. amplified[g]: whether it lowered grid g's largest value.
+  /// is smaller. amplified[g]: whether it lowered any updated grid's bound
+  /// at this step or before (the grids' bounds feed each other's, and the
+  /// pointwise recursion starts from the lowered values).
   void afterStep(const double *const *in, const double *const *out,
                  long long s, const std::vector<std::vector<double>> &err,
                  std::vector<std::vector<double>> &errNext,
@@ -989,16 +991,16 @@ public:
             r[k] += P::kStoreRoundoff[g] * amp.at(1, k, h) * maxErr[h];
       }
       const std::vector<double> &bound = running->add(r);
-      for (int k = 0; k < S; ++k) {
-        double pointwise = 0;
-        for (double &e : errNext[state[k]]) {
-          pointwise = std::isnan(e) ? NAN : std::max(pointwise, e);
+      for (int k = 0; k < S; ++k)
+        for (double &e : errNext[state[k]])
           // Both bound |e|; a NaN pointwise bound gives way too.
-          e = e <= bound[k] ? e : bound[k];
-        }
-        if (amplified)
-          (*amplified)[state[k]] = !(pointwise <= bound[k]);
-      }
+          if (!(e <= bound[k])) {
+            e = bound[k];
+            lowered = true;
+          }
+      if (amplified)
+        for (int g : state)
+          (*amplified)[g] = lowered;
     }
   }
 
@@ -1008,6 +1010,7 @@ private:
   Amplification amp;
   std::unique_ptr<AmplificationBound> running;
   std::vector<std::vector<double>> zero, local;
+  bool lowered = false;
 };
 
 /// The float64 host reference of P run for `steps` steps from `host`; with
