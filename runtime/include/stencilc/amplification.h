@@ -43,7 +43,7 @@ struct Amplification {
 };
 
 namespace amplification_detail {
-constexpr double kUd = 0x1.0p-53, kEtaD = 0x1.0p-1074;
+constexpr double kUd = 0x1.0p-53;
 inline double gamma(double n) {
   double nu = n * kUd;
   return nu < 1 ? nu / (1 - nu) : INFINITY;
