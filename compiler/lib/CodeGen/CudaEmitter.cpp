@@ -1044,6 +1044,8 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   if (opts.distributed)
     embedDistributedRuntime(c, /*driver=*/false);
   if (opts.emitMain) {
+    c.line("// ---- embedded runtime/include/stencilc/amplification.h ----");
+    c.write(embeddedAmplificationHeader());
     c.line("// ---- embedded runtime/include/stencilc/driver.cuh ----");
     c.write(embeddedDriverHeader());
   }

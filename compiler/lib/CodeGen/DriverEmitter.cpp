@@ -68,6 +68,7 @@ void StencilEmitter::emitDriverProblem() {
            s.hints.steps ? *s.hints.steps : 100);
   out.line("static constexpr int kFuse = {};", plan.fuse);
   emitBoundConstants();
+  emitAmplification();
   out.blank();
   {
     auto fn = out.scope("static cudaError_t run(void *const *grids, void "
@@ -339,4 +340,129 @@ void StencilEmitter::emitBoundLoop(const std::vector<BoundItem> &items,
   }
   while (!loops.empty())
     loops.pop_back();
+}
+
+bool StencilEmitter::amplificationApplies() const {
+  if (s.updates.empty())
+    return false;
+  for (const Update &u : s.updates)
+    if (!u.linearPart || !frozenCondition(u.grid, "n[").empty())
+      return false;
+  // A read across an axis must wrap: then every block of the step's linear
+  // part commutes with the shifts of the grid. The inlined forms and the
+  // forms as written (stages, new values) both count.
+  std::vector<int> roots = s.roots(), written = s.writtenRoots();
+  roots.insert(roots.end(), written.begin(), written.end());
+  std::vector<bool> live = s.graph.reachable(roots);
+  for (size_t i = 0; i < live.size(); ++i) {
+    const Node &n = s.graph[i];
+    if (!live[i] || !isReadOp(n.op))
+      continue;
+    if (n.op != Op::StageRead && !s.grids[n.index].updated)
+      continue; // A read-only grid's values are a source term.
+    const Field &field = n.op == Op::StageRead
+                             ? static_cast<const Field &>(s.stages[n.index])
+                             : static_cast<const Field &>(s.grids[n.index]);
+    for (int a = 0; a < D; ++a)
+      if (n.offset[a] != 0 && !field.boundary[a].periodic())
+        return false;
+  }
+  return true;
+}
+
+void StencilEmitter::emitAmplification() {
+  if (!amplificationApplies()) {
+    out.line("static constexpr bool kAmplification = false;");
+    return;
+  }
+  out.line("/// The step is affine with constant coefficients on a grid "
+           "periodic along\n/// every axis it reads across: the "
+           "amplification bound applies (amplification.h).");
+  out.line("static constexpr bool kAmplification = true;");
+  size_t maxTaps = 0;
+  std::vector<int> coeffs;
+  for (const Update &u : s.updates) {
+    size_t taps = 0;
+    for (const Tap &t : u.linearPart->taps)
+      if (s.grids[t.grid].updated) {
+        ++taps;
+        coeffs.push_back(t.coeff);
+      }
+    maxTaps = std::max(maxTaps, taps);
+  }
+  out.line("static constexpr int kLinearTaps = {};",
+           std::max<size_t>(1, maxTaps));
+  std::string store;
+  for (size_t g = 0; g < s.grids.size(); ++g) {
+    const std::string e = elemOf(static_cast<int>(g));
+    store += fmt::format("{}std::is_same_v<{}, {}> ? 0.0 : "
+                         "stencilc::rt::unitRoundoff<{}>()",
+                         g ? ", " : "", e, comp, e);
+  }
+  out.line("static constexpr double kStoreRoundoff[kNumGrids] = {{{}}};",
+           store);
+  std::vector<int> live = liveNodes(coeffs);
+  auto vName = [](int i) { return "v" + std::to_string(i); };
+  auto zero = [](const Node &) { return std::string("0"); };
+  {
+    out.line("/// theta of impulseAmplification: over the source grids, the "
+             "largest sum of\n/// gamma_K(u_d) |c| + |double(c) - c| over "
+             "the taps that read it.");
+    auto fn = out.scope("static double linearTheta()");
+    out.line("using T = stencilc::rt::Tracked<{}, 0>;", comp);
+    if (!s.params.empty())
+      out.line("const Params params;");
+    emitTrackedParams();
+    emitNodes(live, /*forDevice=*/false, vName, zero, "T");
+    out.line("double sc_theta[kNumGrids] = {{}};");
+    for (const Update &u : s.updates) {
+      size_t taps = 0;
+      for (const Tap &t : u.linearPart->taps)
+        taps += s.grids[t.grid].updated;
+      for (const Tap &t : u.linearPart->taps)
+        if (s.grids[t.grid].updated)
+          out.line("sc_theta[{0}] += stencilc::rt::gammaBound({1}, 0x1.0p-53) "
+                   "* std::fabs(v{2}.v) + v{2}.ref;",
+                   t.grid, taps, t.coeff);
+    }
+    out.line("double sc_max = 0;\nfor (double x : sc_theta)\n  sc_max = "
+             "std::max(sc_max, x);\nreturn sc_max;");
+  }
+  {
+    out.line("/// The step's linear part in double, the source terms left out: "
+             "out[g] = A in\n/// for every updated grid g.");
+    auto fn = out.scope("static void linearStep(const double *const *in, "
+                        "double *const *out, const long long *n)");
+    out.line("using T = stencilc::rt::Tracked<{}, 0>;", comp);
+    if (!s.params.empty())
+      out.line("const Params params;");
+    emitTrackedParams();
+    emitHostBoundaryValues("sc_bv");
+    if (numBv > 0)
+      out.line("(void)sc_bv;");
+    emitNodes(live, /*forDevice=*/false, vName, zero, "T");
+    std::vector<std::unique_ptr<Emitter::Scope>> loops;
+    for (int a = 0; a < D; ++a)
+      loops.push_back(std::make_unique<Emitter::Scope>(
+          out.scope("for (long long g" + std::to_string(a) + " = 0; g" +
+                    std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
+                    std::to_string(a) + ")")));
+    out.line("const long long sc_idx = {};",
+             linear([](int a) { return "g" + std::to_string(a); },
+                    [](int a) { return "n[" + std::to_string(a) + "]"; }));
+    for (const Update &u : s.updates) {
+      std::string sum;
+      for (const Tap &t : u.linearPart->taps) {
+        if (!s.grids[t.grid].updated)
+          continue;
+        Node n;
+        n.op = Op::Read;
+        n.index = t.grid;
+        n.offset = t.offset;
+        sum += fmt::format("{}v{}.v * {}", sum.empty() ? "" : " + ", t.coeff,
+                           hostRead(n, "in"));
+      }
+      out.line("out[{}][sc_idx] = {};", u.grid, sum.empty() ? "0.0" : sum);
+    }
+  }
 }

@@ -9,6 +9,7 @@
 STENCILC_EMBEDDED(weights_h)
 STENCILC_EMBEDDED(runtime_cuh)
 STENCILC_EMBEDDED(driver_cuh)
+STENCILC_EMBEDDED(amplification_h)
 STENCILC_EMBEDDED(distributed_h)
 STENCILC_EMBEDDED(distributed_cuh)
 STENCILC_EMBEDDED(distributed_driver_cuh)
@@ -20,6 +21,11 @@ std::string_view stencilc::embeddedWeightsHeader() {
 
 std::string_view stencilc::embeddedRuntimeHeader() {
   return {stencilc_embedded_runtime_cuh, stencilc_embedded_runtime_cuh_size};
+}
+
+std::string_view stencilc::embeddedAmplificationHeader() {
+  return {stencilc_embedded_amplification_h,
+          stencilc_embedded_amplification_h_size};
 }
 
 std::string_view stencilc::embeddedDriverHeader() {

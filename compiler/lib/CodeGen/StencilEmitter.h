@@ -173,6 +173,14 @@ private:
   /// bounds"): the tensor cores' rounding constants, and boundStep.
   void emitBoundConstants();
   void emitBoundStep();
+  /// The linear part of the step for the amplification bound (driver.cuh,
+  /// amplification.h): kAmplification, and where it holds linearStep,
+  /// linearTheta, kLinearTaps and kStoreRoundoff.
+  void emitAmplification();
+  /// Whether the step is affine with constant coefficients and shift
+  /// invariant: every update has a linear part, no band is frozen, and
+  /// every field read across an axis is periodic along it.
+  bool amplificationApplies() const;
   /// What one loop of the bound evaluates at every point: a node `root`
   /// with its linear form (null: bounded as nonlinear), stored as the
   /// bound of grid `grid` or of stage `stage` (the other -1).

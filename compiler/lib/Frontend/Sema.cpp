@@ -1295,8 +1295,10 @@ void StencilSema::finish(const StencilDecl &decl) {
         return;
       }
     }
-  for (Update &u : s.updates)
+  for (Update &u : s.updates) {
     u.linear = extractLinearForm(s.graph, u.root);
+    u.linearPart = extractLinearPart(s.graph, u.root);
+  }
   s.updateTypes();
 }
 

@@ -142,6 +142,108 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
   return out;
 }
 
+std::optional<LinearForm> stencilc::extractLinearPart(ExprGraph &graph,
+                                                      int root) {
+  if (auto whole = extractLinearForm(graph, root)) {
+    whole->constant = -1;
+    return whole;
+  }
+  std::vector<bool> live = graph.reachable({root});
+  size_t n = static_cast<size_t>(root) + 1;
+  // fieldFree[i]: node i reads no field; it may still depend on the step
+  // and the point, so it is a term of the source, never a coefficient.
+  std::vector<bool> fieldFree(n, false);
+  std::vector<std::optional<Affine>> form(n);
+  for (size_t i = 0; i < n; ++i) {
+    if (!live[i])
+      continue;
+    const Node node = graph[i];
+    bool ff = !isReadOp(node.op);
+    for (int o : {node.lhs, node.rhs, node.third})
+      ff = ff && (o < 0 || fieldFree[o]);
+    fieldFree[i] = ff;
+    if (ff) {
+      form[i] = Affine{};
+      continue;
+    }
+    auto lhs = node.lhs >= 0 ? form[node.lhs] : std::nullopt;
+    auto rhs = node.rhs >= 0 ? form[node.rhs] : std::nullopt;
+    // A product's factor that reads no field must be a coefficient: the
+    // same at every point and step.
+    auto scaleBy = [&](int factor, const std::optional<Affine> &other,
+                       Op op) -> std::optional<Affine> {
+      if (!other || !graph.isGridFree(factor))
+        return std::nullopt;
+      return scale(graph, *other, factor, op, node.loc);
+    };
+    Affine f;
+    switch (node.op) {
+    case Op::Read:
+      f.taps[{node.index, node.offset[0], node.offset[1], node.offset[2]}] =
+          graph.constant(1.0);
+      break;
+    case Op::Neg:
+      if (!lhs)
+        return std::nullopt;
+      f = scale(graph, *lhs, graph.constant(-1.0), Op::Mul, node.loc);
+      break;
+    case Op::Add:
+    case Op::Sub: {
+      if (!lhs || !rhs)
+        return std::nullopt;
+      f = *lhs;
+      Affine r = node.op == Op::Sub ? scale(graph, *rhs, graph.constant(-1.0),
+                                            Op::Mul, node.loc)
+                                    : *rhs;
+      for (const auto &[k, coeff] : r.taps)
+        f.taps[k] =
+            addOpt(graph, f.taps.count(k) ? f.taps[k] : -1, coeff, node.loc);
+      break;
+    }
+    case Op::Mul: {
+      std::optional<Affine> s;
+      if (fieldFree[node.lhs])
+        s = scaleBy(node.lhs, rhs, Op::Mul);
+      else if (fieldFree[node.rhs])
+        s = scaleBy(node.rhs, lhs, Op::Mul);
+      if (!s)
+        return std::nullopt;
+      f = std::move(*s);
+      break;
+    }
+    case Op::Div: {
+      if (!fieldFree[node.rhs])
+        return std::nullopt;
+      auto s = scaleBy(node.rhs, lhs, Op::Div);
+      if (!s)
+        return std::nullopt;
+      f = std::move(*s);
+      break;
+    }
+    default:
+      // Functions, min, max, abs and selects of a field, and selects whose
+      // branches read fields under a condition of the point or the step
+      // (not one operator at every point), are not affine with constant
+      // coefficients.
+      return std::nullopt;
+    }
+    form[i] = std::move(f);
+  }
+  if (!form[root])
+    return std::nullopt;
+  LinearForm out;
+  for (const auto &[k, coeff] : form[root]->taps) {
+    if (graph[coeff].op == Op::Const && graph[coeff].value == 0.0)
+      continue;
+    Tap t;
+    t.grid = std::get<0>(k);
+    t.offset = {std::get<1>(k), std::get<2>(k), std::get<3>(k)};
+    t.coeff = coeff;
+    out.taps.push_back(t);
+  }
+  return out;
+}
+
 static double evaluateNode(const Node &n, const std::vector<double> &v,
                            const std::vector<double> &params) {
   double a = n.lhs >= 0 ? v[n.lhs] : 0, b = n.rhs >= 0 ? v[n.rhs] : 0;

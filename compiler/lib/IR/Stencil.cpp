@@ -401,7 +401,9 @@ void Stencil::setElemType(ElemType t) {
   // Which new values inlining rounds depends on the types.
   if (hasStages()) {
     inlineStages(*this);
-    for (Update &u : updates)
+    for (Update &u : updates) {
       u.linear = extractLinearForm(graph, u.root);
+      u.linearPart = extractLinearPart(graph, u.root);
+    }
   }
 }

@@ -18,6 +18,9 @@ namespace stencilc {
 std::string_view embeddedWeightsHeader();
 /// The text of runtime/include/stencilc/runtime.cuh.
 std::string_view embeddedRuntimeHeader();
+/// The text of runtime/include/stencilc/amplification.h (plain C++; the
+/// driver's amplification bound).
+std::string_view embeddedAmplificationHeader();
 /// The text of runtime/include/stencilc/driver.cuh (the --emit-main driver).
 std::string_view embeddedDriverHeader();
 /// runtime/include/stencilc/distributed.h, distributed.cuh and

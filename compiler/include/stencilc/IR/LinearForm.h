@@ -18,6 +18,14 @@ namespace stencilc {
 /// expression is not affine in the grid reads.
 std::optional<LinearForm> extractLinearForm(ExprGraph &graph, int root);
 
+/// The linear part of an update that is affine in its field reads with
+/// grid-free coefficients, where the terms that read no field may depend on
+/// the step and the point (a source): the taps, without a constant. Returns
+/// nullopt where a coefficient would depend on a field, the step or the
+/// point. The amplification bound of --check uses it (docs/benchmarks.md,
+/// "Error bounds").
+std::optional<LinearForm> extractLinearPart(ExprGraph &graph, int root);
+
 /// Evaluates a grid-free node with the given parameter values, in double.
 double evaluateGridFree(const ExprGraph &graph, int node,
                         const std::vector<double> &params);

@@ -241,6 +241,10 @@ struct Update {
   int written = -1;
   llvm::SMLoc loc;
   std::optional<LinearForm> linear;
+  /// The taps of `root`'s linear part where it is affine with grid-free
+  /// coefficients and a source term that may depend on the step and the
+  /// point (extractLinearPart); equal to `linear`'s taps where that exists.
+  std::optional<LinearForm> linearPart;
   /// Reach of the expression as written along each axis, below and above:
   /// the width of a `fixed` boundary band.
   std::array<int, kMaxDims> reachLo{}, reachHi{};
