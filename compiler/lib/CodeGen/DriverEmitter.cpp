@@ -109,15 +109,7 @@ void StencilEmitter::emitDriverProblem() {
     emitHostBoundaryValues("sc_bv");
     if (usesStep)
       out.line("const long long sc_t = sc_step;");
-    std::vector<std::unique_ptr<Emitter::Scope>> loops;
-    for (int a = 0; a < D; ++a)
-      loops.push_back(std::make_unique<Emitter::Scope>(
-          out.scope("for (long long g" + std::to_string(a) + " = 0; g" +
-                    std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
-                    std::to_string(a) + ")")));
-    out.line("const long long sc_idx = {};",
-             linear([](int a) { return "g" + std::to_string(a); },
-                    [](int a) { return "n[" + std::to_string(a) + "]"; }));
+    auto loops = emitHostPointLoops();
     emitNodes(
         liveNodes(s.roots()), /*forDevice=*/false,
         [](int i) { return "v" + std::to_string(i); },
@@ -267,16 +259,7 @@ void StencilEmitter::emitBoundLoop(const std::vector<BoundItem> &items,
   emitNodes(
       gridFree, /*forDevice=*/false, vName,
       [](const Node &) { return std::string("0"); }, "T");
-  std::vector<std::unique_ptr<Emitter::Scope>> loops;
-  for (int a = 0; a < D; ++a)
-    loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
-        "for (long long g" + std::to_string(a) + " = 0; g" + std::to_string(a) +
-        " < n[" + std::to_string(a) + "]; ++g" + std::to_string(a) + ")")));
-  if (!where.empty())
-    out.line("if (!({}))\n  continue;", where);
-  out.line("const long long sc_idx = {};",
-           linear([](int a) { return "g" + std::to_string(a); },
-                  [](int a) { return "n[" + std::to_string(a) + "]"; }));
+  auto loops = emitHostPointLoops(where);
   auto readNode = [&](const Node &n) {
     auto it = readNumber.find(static_cast<int>(&n - &s.graph[0]));
     return readOf(n, n.offset, it == readNumber.end() ? -1 : it->second);
@@ -441,15 +424,7 @@ void StencilEmitter::emitAmplification() {
     if (numBv > 0)
       out.line("(void)sc_bv;");
     emitNodes(live, /*forDevice=*/false, vName, zero, "T");
-    std::vector<std::unique_ptr<Emitter::Scope>> loops;
-    for (int a = 0; a < D; ++a)
-      loops.push_back(std::make_unique<Emitter::Scope>(
-          out.scope("for (long long g" + std::to_string(a) + " = 0; g" +
-                    std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
-                    std::to_string(a) + ")")));
-    out.line("const long long sc_idx = {};",
-             linear([](int a) { return "g" + std::to_string(a); },
-                    [](int a) { return "n[" + std::to_string(a) + "]"; }));
+    auto loops = emitHostPointLoops();
     for (const Update &u : s.updates) {
       std::string sum;
       for (const Tap &t : u.linearPart->taps) {
@@ -465,4 +440,21 @@ void StencilEmitter::emitAmplification() {
       out.line("out[{}][sc_idx] = {};", u.grid, sum.empty() ? "0.0" : sum);
     }
   }
+}
+
+std::vector<std::unique_ptr<Emitter::Scope>>
+StencilEmitter::emitHostPointLoops(const std::string &where) {
+  std::vector<std::unique_ptr<Emitter::Scope>> loops;
+  for (int a = 0; a < D; ++a) {
+    std::string g = "g" + std::to_string(a);
+    loops.push_back(std::make_unique<Emitter::Scope>(
+        out.scope("for (long long " + g + " = 0; " + g + " < n[" +
+                  std::to_string(a) + "]; ++" + g + ")")));
+  }
+  if (!where.empty())
+    out.line("if (!({}))\n  continue;", where);
+  out.line("const long long sc_idx = {};",
+           linear([](int a) { return "g" + std::to_string(a); },
+                  [](int a) { return "n[" + std::to_string(a) + "]"; }));
+  return loops;
 }

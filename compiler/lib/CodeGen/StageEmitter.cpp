@@ -263,15 +263,7 @@ void StencilEmitter::emitStagedReference() {
     int root =
         item.stage ? s.stages[item.index].root : s.updates[item.index].written;
     auto blk = out.scope("");
-    std::vector<std::unique_ptr<Emitter::Scope>> loops;
-    for (int a = 0; a < D; ++a)
-      loops.push_back(std::make_unique<Emitter::Scope>(
-          out.scope("for (long long g" + std::to_string(a) + " = 0; g" +
-                    std::to_string(a) + " < n[" + std::to_string(a) + "]; ++g" +
-                    std::to_string(a) + ")")));
-    out.line("const long long sc_idx = {};",
-             linear([](int a) { return "g" + std::to_string(a); },
-                    [](int a) { return "n[" + std::to_string(a) + "]"; }));
+    auto loops = emitHostPointLoops();
     emitNodes(
         liveNodes({root}), /*forDevice=*/false,
         [](int i) { return "v" + std::to_string(i); },

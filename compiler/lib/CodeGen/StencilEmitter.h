@@ -130,6 +130,11 @@ private:
   /// A read of read-only grid `grid` at global coordinates `coords` in
   /// device code: through gread_, or the distributed view's vread_.
   std::string roRead(const Grid &grid, const std::string &coords);
+  /// Host code: loops over every point g0.. of the domain n[], skipping
+  /// the points where `where` (if any) is false, and sc_idx, the point's
+  /// linear index. The loops close when the returned scopes go.
+  std::vector<std::unique_ptr<Emitter::Scope>>
+  emitHostPointLoops(const std::string &where = "");
   /// A read of an old (`array` "in") or new ("out") grid value in host code
   /// at g<a> plus the node's offset, through gread_<double>.
   std::string hostRead(const Node &n, const std::string &array);

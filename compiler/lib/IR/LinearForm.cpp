@@ -55,6 +55,22 @@ static Affine scale(ExprGraph &g, const Affine &f, int c, Op op,
   return out;
 }
 
+/// The taps of `f`, those whose coefficient folded to exactly zero left
+/// out (no tap).
+static std::vector<Tap> tapsOf(const ExprGraph &graph, const Affine &f) {
+  std::vector<Tap> taps;
+  for (const auto &[k, coeff] : f.taps) {
+    if (graph[coeff].op == Op::Const && graph[coeff].value == 0.0)
+      continue;
+    Tap t;
+    t.grid = std::get<0>(k);
+    t.offset = {std::get<1>(k), std::get<2>(k), std::get<3>(k)};
+    t.coeff = coeff;
+    taps.push_back(t);
+  }
+  return taps;
+}
+
 std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
                                                       int root) {
   std::vector<bool> live = graph.reachable({root});
@@ -125,16 +141,7 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
   if (!form[root])
     return std::nullopt;
   LinearForm out;
-  for (const auto &[k, coeff] : form[root]->taps) {
-    // A tap whose coefficient folded to exactly zero is no tap.
-    if (graph[coeff].op == Op::Const && graph[coeff].value == 0.0)
-      continue;
-    Tap t;
-    t.grid = std::get<0>(k);
-    t.offset = {std::get<1>(k), std::get<2>(k), std::get<3>(k)};
-    t.coeff = coeff;
-    out.taps.push_back(t);
-  }
+  out.taps = tapsOf(graph, *form[root]);
   out.constant = form[root]->constant;
   if (out.constant >= 0 && graph[out.constant].op == Op::Const &&
       graph[out.constant].value == 0.0)
@@ -232,15 +239,7 @@ std::optional<LinearForm> stencilc::extractLinearPart(ExprGraph &graph,
   if (!form[root])
     return std::nullopt;
   LinearForm out;
-  for (const auto &[k, coeff] : form[root]->taps) {
-    if (graph[coeff].op == Op::Const && graph[coeff].value == 0.0)
-      continue;
-    Tap t;
-    t.grid = std::get<0>(k);
-    t.offset = {std::get<1>(k), std::get<2>(k), std::get<3>(k)};
-    t.coeff = coeff;
-    out.taps.push_back(t);
-  }
+  out.taps = tapsOf(graph, *form[root]);
   return out;
 }
 

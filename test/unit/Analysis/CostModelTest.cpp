@@ -279,14 +279,18 @@ TEST(CostModel, SplitTf32CostsTheTf32KernelAndMore) {
 }
 
 TEST(CostModel, SplitTf32WhereTheModelPredictsItFaster) {
-  // The choice follows the predictions, with no shape named: a 3-D box of
-  // radius 3 (343 taps, 686 flops per point) is compute bound on the CUDA
-  // cores, and split-TF32's prediction beats theirs on the measured H200;
-  // heat-2d (5 taps) stays on CUDA cores.
-  auto best = [](const char *source) {
+  // The choice follows the predictions, with no shape named. On the
+  // measured H200 a 3-D box of radius 3 (343 taps, 686 flops per point)
+  // stays on the CUDA cores since the plane kernel (measured on an H100:
+  // 62.6 GStencils/s against split-TF32's 3.4, docs/benchmarks.md, session
+  // 15); on a GPU whose CUDA cores were a tenth as fast, split-TF32's
+  // prediction beats theirs and it is chosen; heat-2d (5 taps) stays on
+  // CUDA cores.
+  auto best = [](const char *source, double cudaCoreScale = 1.0) {
     Compiled c(source);
     EXPECT_TRUE(c.module) << c.diagText;
     CostModelOptions o;
+    o.hw.cudaCoreF32 *= cudaCoreScale;
     std::vector<CostCandidate> all = evaluateCandidates(c.stencil(), o,
                                                         c.diags);
     EXPECT_FALSE(all.empty());
@@ -301,9 +305,10 @@ TEST(CostModel, SplitTf32WhereTheModelPredictsItFaster) {
     EXPECT_EQ(chosen.split, split > cudaCore);
     return chosen;
   };
-  EXPECT_TRUE(best("stencil b { grid u : f32[3]; boundary u : fixed;\n"
-                   "  u' = box(u, 3, 1.0 / 343.0); }")
-                  .split);
+  const char *box3 = "stencil b { grid u : f32[3]; boundary u : fixed;\n"
+                     "  u' = box(u, 3, 1.0 / 343.0); }";
+  EXPECT_FALSE(best(box3).split);
+  EXPECT_TRUE(best(box3, 0.1).split);
   EXPECT_EQ(best("stencil h { grid u : f32[2]; boundary u : periodic;\n"
                  "  u' = 0.5 * u + 0.125 * (u[-1,0] + u[1,0] + u[0,-1] +\n"
                  "  u[0,1]); }")
