@@ -77,6 +77,11 @@ if config.mpiexec and "cuda-headers" in config.available_features:
         version = ""
     if "Open MPI" in version or "OpenRTE" in version:
         launcher += ["--oversubscribe", "--mca", "btl_vader_single_copy_mechanism", "none"]
+        # A session directory of each test's own: in the shared TMPDIR, one
+        # test's mpiexec, ending, removed the directory another's was
+        # creating its own in (orte_init failed; CI, session 15). %t is
+        # substituted after this.
+        launcher += ["--mca", "orte_tmpdir_base", "%t.ompi"]
         if os.geteuid() == 0:
             launcher.append("--allow-run-as-root")
     config.substitutions.append(("%mpirun", " ".join(launcher)))
