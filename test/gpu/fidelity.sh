@@ -32,8 +32,9 @@ dir=${2:-.gpu-fidelity}
 root=$(cd "$(dirname "$0")/../.." && pwd)
 stencilc=${STENCILC:-$root/build/tools/stencilc/stencilc}
 src=$root/test/CodeGen/emulate/Inputs/heat-periodic.st
-examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d
-          box-3d27p allen-cahn varcoef-diffusion gray-scott)
+# Every example of dsl-examples/ (EXAMPLES= names a subset).
+examples=()
+for f in "$root"/dsl-examples/*.st; do examples+=("$(basename "$f" .st)"); done
 [ -n "${EXAMPLES:-}" ] && read -r -a examples <<< "$EXAMPLES"
 linear_f32="heat heat-1d 1d5p heat-2d box-2d9p star-2d13p box-2d49p heat-3d box-3d27p"
 
