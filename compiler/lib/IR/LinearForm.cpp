@@ -71,20 +71,33 @@ static std::vector<Tap> tapsOf(const ExprGraph &graph, const Affine &f) {
   return taps;
 }
 
-std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
-                                                      int root) {
+/// The affine form of `root`, by one forward sweep (node indices are
+/// topological; nodes added for coefficients lie past the root and are never
+/// visited). A coefficient is a grid-free node: the same at every point and
+/// step. Without `dropSource`, every other node must be affine in the
+/// grids' reads, and grid-free nodes make up the constant. With it, a node
+/// that reads no grid but depends on the point or the step (a source term)
+/// counts as zero, and the constant is dropped with it: the linear part of
+/// an affine step whose source varies.
+static std::optional<Affine> affineForm(ExprGraph &graph, int root,
+                                        bool dropSource) {
   std::vector<bool> live = graph.reachable({root});
-  // Node indices are topological: one forward sweep suffices. Nodes added
-  // for coefficients lie past `n` and are never visited.
   size_t n = static_cast<size_t>(root) + 1;
+  // fieldFree[i]: node i reads no grid (it may depend on the point or step).
+  std::vector<bool> fieldFree(n, false);
   std::vector<std::optional<Affine>> form(n);
   for (size_t i = 0; i < n; ++i) {
     if (!live[i])
       continue;
-    Node node = graph[i];
+    const Node node = graph[i];
+    bool ff = !isReadOp(node.op);
+    for (int o : {node.lhs, node.rhs, node.third})
+      ff = ff && (o < 0 || fieldFree[o]);
+    fieldFree[i] = ff;
     Affine f;
-    if (graph.isGridFree(i)) {
-      f.constant = static_cast<int>(i);
+    if (dropSource ? ff : graph.isGridFree(i)) {
+      if (!dropSource)
+        f.constant = static_cast<int>(i);
       form[i] = std::move(f);
       continue;
     }
@@ -115,34 +128,39 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
       break;
     }
     case Op::Mul:
-      if (!lhs || !rhs)
-        return std::nullopt;
-      if (lhs->taps.empty())
-        f = scale(graph, *rhs, lhs->constant, Op::Mul, node.loc);
-      else if (rhs->taps.empty())
-        f = scale(graph, *lhs, rhs->constant, Op::Mul, node.loc);
+      // One factor must be a coefficient.
+      if (lhs && graph.isGridFree(node.lhs) && rhs)
+        f = scale(graph, *rhs, node.lhs, Op::Mul, node.loc);
+      else if (rhs && graph.isGridFree(node.rhs) && lhs)
+        f = scale(graph, *lhs, node.rhs, Op::Mul, node.loc);
       else
         return std::nullopt;
       break;
     case Op::Div:
-      if (!lhs || !rhs || !rhs->taps.empty())
+      if (!lhs || !rhs || !graph.isGridFree(node.rhs))
         return std::nullopt;
-      f = scale(graph, *lhs, rhs->constant, Op::Div, node.loc);
+      f = scale(graph, *lhs, node.rhs, Op::Div, node.loc);
       break;
     default:
-      // min, max, sqrt, abs, pow, the other functions and select of a grid
-      // read are not affine, nor are the step and the point's coordinates
-      // (never grid-free): a coefficient is the same at every point and
-      // step.
+      // min, max, sqrt, abs, pow, the other functions and selects of a grid
+      // read are not affine, nor are selects whose branches read grids under
+      // a condition of the point or the step (not one operator at every
+      // point).
       return std::nullopt;
     }
     form[i] = std::move(f);
   }
-  if (!form[root])
+  return form[root];
+}
+
+std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
+                                                      int root) {
+  std::optional<Affine> f = affineForm(graph, root, /*dropSource=*/false);
+  if (!f)
     return std::nullopt;
   LinearForm out;
-  out.taps = tapsOf(graph, *form[root]);
-  out.constant = form[root]->constant;
+  out.taps = tapsOf(graph, *f);
+  out.constant = f->constant;
   if (out.constant >= 0 && graph[out.constant].op == Op::Const &&
       graph[out.constant].value == 0.0)
     out.constant = -1;
@@ -151,95 +169,11 @@ std::optional<LinearForm> stencilc::extractLinearForm(ExprGraph &graph,
 
 std::optional<LinearForm> stencilc::extractLinearPart(ExprGraph &graph,
                                                       int root) {
-  if (auto whole = extractLinearForm(graph, root)) {
-    whole->constant = -1;
-    return whole;
-  }
-  std::vector<bool> live = graph.reachable({root});
-  size_t n = static_cast<size_t>(root) + 1;
-  // fieldFree[i]: node i reads no field; it may still depend on the step
-  // and the point, so it is a term of the source, never a coefficient.
-  std::vector<bool> fieldFree(n, false);
-  std::vector<std::optional<Affine>> form(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (!live[i])
-      continue;
-    const Node node = graph[i];
-    bool ff = !isReadOp(node.op);
-    for (int o : {node.lhs, node.rhs, node.third})
-      ff = ff && (o < 0 || fieldFree[o]);
-    fieldFree[i] = ff;
-    if (ff) {
-      form[i] = Affine{};
-      continue;
-    }
-    auto lhs = node.lhs >= 0 ? form[node.lhs] : std::nullopt;
-    auto rhs = node.rhs >= 0 ? form[node.rhs] : std::nullopt;
-    // A product's factor that reads no field must be a coefficient: the
-    // same at every point and step.
-    auto scaleBy = [&](int factor, const std::optional<Affine> &other,
-                       Op op) -> std::optional<Affine> {
-      if (!other || !graph.isGridFree(factor))
-        return std::nullopt;
-      return scale(graph, *other, factor, op, node.loc);
-    };
-    Affine f;
-    switch (node.op) {
-    case Op::Read:
-      f.taps[{node.index, node.offset[0], node.offset[1], node.offset[2]}] =
-          graph.constant(1.0);
-      break;
-    case Op::Neg:
-      if (!lhs)
-        return std::nullopt;
-      f = scale(graph, *lhs, graph.constant(-1.0), Op::Mul, node.loc);
-      break;
-    case Op::Add:
-    case Op::Sub: {
-      if (!lhs || !rhs)
-        return std::nullopt;
-      f = *lhs;
-      Affine r = node.op == Op::Sub ? scale(graph, *rhs, graph.constant(-1.0),
-                                            Op::Mul, node.loc)
-                                    : *rhs;
-      for (const auto &[k, coeff] : r.taps)
-        f.taps[k] =
-            addOpt(graph, f.taps.count(k) ? f.taps[k] : -1, coeff, node.loc);
-      break;
-    }
-    case Op::Mul: {
-      std::optional<Affine> s;
-      if (fieldFree[node.lhs])
-        s = scaleBy(node.lhs, rhs, Op::Mul);
-      else if (fieldFree[node.rhs])
-        s = scaleBy(node.rhs, lhs, Op::Mul);
-      if (!s)
-        return std::nullopt;
-      f = std::move(*s);
-      break;
-    }
-    case Op::Div: {
-      if (!fieldFree[node.rhs])
-        return std::nullopt;
-      auto s = scaleBy(node.rhs, lhs, Op::Div);
-      if (!s)
-        return std::nullopt;
-      f = std::move(*s);
-      break;
-    }
-    default:
-      // Functions, min, max, abs and selects of a field, and selects whose
-      // branches read fields under a condition of the point or the step
-      // (not one operator at every point), are not affine with constant
-      // coefficients.
-      return std::nullopt;
-    }
-    form[i] = std::move(f);
-  }
-  if (!form[root])
+  std::optional<Affine> f = affineForm(graph, root, /*dropSource=*/true);
+  if (!f)
     return std::nullopt;
   LinearForm out;
-  out.taps = tapsOf(graph, *form[root]);
+  out.taps = tapsOf(graph, *f);
   return out;
 }
 
