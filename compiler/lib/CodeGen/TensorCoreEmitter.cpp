@@ -108,6 +108,22 @@ void TensorCoreEmitter::emitKernel() {
            plan.vec, fast, plan.read);
   out.line("constexpr int kTcBoxElems = {}, kTcZero = kTcBoxElems;",
            axes([](int a) { return "kTcBox" + std::to_string(a); }, " * "));
+  if (plan.swizzle) {
+    // Whole groups of 8 chunks only: a row's last, partial group stays in
+    // place unless its XOR is 0 anyway.
+    const int64_t whole = plan.box[fast] / 32 * 32;
+    out.line("// The box's rows are swizzled: element x of a row sits at "
+             "tcSwizzle(x), its 16-byte\n// chunk XORed with bits 3-4 of "
+             "the chunk's index, so that B's lanes, 16 elements\n// apart, "
+             "meet at most two to a bank. An involution, within each row.");
+    if (plan.box[fast] % 32 == 0 || whole / 32 % 4 == 0)
+      out.line("__device__ __forceinline__ int tcSwizzle(int x) {{ return x "
+               "^ (x >> 3 & 0xC); }}");
+    else
+      out.line("__device__ __forceinline__ int tcSwizzle(int x) {{ return x "
+               "< {} ? x ^ (x >> 3 & 0xC) : x; }}",
+               whole);
+  }
   out.line("// Dynamic shared memory: two buffers of the box and a zero "
            "element, each a whole\n// number of 16-byte copies, then each "
            "warp's stage of one job's outputs (8 patches),\n// in runs of "
@@ -280,12 +296,23 @@ void TensorCoreEmitter::emitKernel() {
     out.line("sc_from[k] = sc_run * kTcRun + sc_x;");
     out.line("sc_to[k] = {};", runOffset("sc_run", "sc_x"));
   }
+  // Swizzled: sc_lane is the rows' part of the lane's offset, sc_lx the
+  // fastest axis's.
+  auto laneRows = [&](int t) {
+    Offset o = plan.lane[t];
+    if (plan.swizzle)
+      o[fast] = 0;
+    return lin(o);
+  };
   if (plan.uniformGather)
     out.line("// Lane quad t reads B's rows at this offset from the patch; "
              "the rest is constant.\nconst int sc_lane = t == 0 ? {} : t == "
              "1 ? {} : t == 2 ? {} : {};",
-             lin(plan.lane[0]), lin(plan.lane[1]), lin(plan.lane[2]),
-             lin(plan.lane[3]));
+             laneRows(0), laneRows(1), laneRows(2), laneRows(3));
+  if (plan.swizzle)
+    out.line("const int sc_lx = t == 0 ? {} : t == 1 ? {} : t == 2 ? {} : {};",
+             plan.lane[0][fast], plan.lane[1][fast], plan.lane[2][fast],
+             plan.lane[3][fast]);
   if (f.sparse)
     out.line("unsigned meta[kTcMetaRegs];\n#pragma unroll\nfor (int r = 0; r "
              "< kTcMetaRegs; ++r)\n  meta[r] = kTcMeta[r * 32 + lane];");
@@ -319,7 +346,15 @@ void TensorCoreEmitter::emitKernel() {
   auto bAt = [&](int k) {
     if (!plan.uniformGather)
       return fmt::format("s_in[sc_at({})]", k);
-    return fmt::format("{}[{}]", bBase, lin(plan.constant[k]) - lin(plan.lo));
+    if (!plan.swizzle)
+      return fmt::format("{}[{}]", bBase, lin(plan.constant[k]) - lin(plan.lo));
+    // The row's offset stays a constant; the lane's element of the row,
+    // sc_x + the column, goes through the swizzle.
+    Offset row = plan.constant[k], lo = plan.lo;
+    row[fast] = lo[fast] = 0;
+    return fmt::format("{}[{} + tcSwizzle(sc_x + {})]", bBase,
+                       lin(row) - lin(lo),
+                       plan.constant[k][fast] - plan.lo[fast]);
   };
   // A pair of halves at adjacent even offsets loads as one 32-bit word
   // when every lane's address is even: the patch corner and the lane
@@ -533,8 +568,12 @@ void TensorCoreEmitter::emitKernel() {
     out.line("static_assert(kTcRowsPerWarp * kTcWarps == kTcJobs, \"one "
              "run of patch rows per warp\");");
     out.line("const int sc_first = (threadIdx.x >> 5) * kTcRowsPerWarp;");
-    out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + g * "
-             "kTcR1 + sc_lane;");
+    if (plan.swizzle)
+      out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + "
+               "sc_lane;\nconst int sc_x = g * kTcR1 + sc_lx;");
+    else
+      out.line("const Elem *sc_b = s_in + sc_first * kTcR0 * kTcBox1 + g * "
+               "kTcR1 + sc_lane;");
     out.line("Elem *sc_dst = a.out + (o0 + sc_first * kTcR0) * a.n1 + o1 + "
              "sc_to[0];");
     // The window is a ring: in unrolled trip u, kernel row k sits in slot
@@ -656,6 +695,11 @@ void TensorCoreEmitter::emitKernel() {
       out.line("auto sc_at = [&](int k) {{ const unsigned o = s_lut[k * 4 + "
                "t]; return o == 0xFFFFu ? kTcZero : sc_base + "
                "static_cast<int>(o); }};");
+    else if (plan.swizzle)
+      out.line("const int sc_x = (jx * 8 + g) * kTcR{0} + sc_lx;\nconst "
+               "Elem *const sc_b = s_in + sc_base - (jx * 8 + g) * kTcR{0} + "
+               "sc_lane;",
+               fast);
     else
       out.line("const Elem *const sc_b = s_in + sc_base + sc_lane;");
     out.line("{} acc[kTcTilesM][{}] = {{}};", acc, accs);
@@ -701,8 +745,13 @@ void TensorCoreEmitter::emitBoxLoad() {
                  scale);
     }
   };
+  // Swizzled, the loops run over the box's places, and read the element
+  // that belongs there.
+  auto at = [&](int a) {
+    return plan.swizzle && a == fast ? "tcSwizzle(l" + i(a) + ")" : "l" + i(a);
+  };
   std::string src = linear(
-      [&](int a) { return "o[" + i(a) + "] + kTcLo" + i(a) + " + l" + i(a); },
+      [&](int a) { return "o[" + i(a) + "] + kTcLo" + i(a) + " + " + at(a); },
       [&](int a) { return "a.n" + i(a); });
   out.line("// Tile o's input box into `dst`: every read is inside the grid "
            "by construction of the\n// covered region. Rows of the grid "
@@ -731,7 +780,7 @@ void TensorCoreEmitter::emitBoxLoad() {
   auto loop = out.scope(
       "for (int i = threadIdx.x; i < kTcBoxElems; i += kTcThreads)");
   decode("");
-  out.line("if (l{} < kTcRead{})", fast, fast);
+  out.line("if ({} < kTcRead{})", at(fast), fast);
   if (centred)
     out.line("  dst[i] = stencilc::rt::roundTF32(a.in[{}] - sc_r);", src);
   else

@@ -167,6 +167,39 @@ int rollPeriod(const MatrixProgram &p, const TensorCorePlan &plan) {
   return 0;
 }
 
+/// The shared-memory wavefronts of one warp's B loads of a patch (every
+/// element of the fragment, one scalar load each), with the box's rows
+/// plain or swizzled as the kernel's tcSwizzle does: a load takes as many
+/// as the most distinct words that meet in one of the 32 banks. Lane (g,
+/// t) reads patch g, whose corner sits g patches along the fastest axis.
+int64_t bWavefronts(const TensorCorePlan &plan, bool swizzled) {
+  const int fast = plan.dims - 1;
+  const int64_t whole = plan.box[fast] / 32 * 32;
+  auto place = [&](int64_t x) {
+    return swizzled && x < whole ? x ^ (x >> 3 & 0xC) : x;
+  };
+  int64_t total = 0;
+  for (const Offset &c : plan.constant) {
+    std::map<int64_t, std::vector<int64_t>> banks;
+    int most = 0;
+    for (int lane = 0; lane < 32; ++lane) {
+      const int g = lane >> 2, t = lane & 3;
+      int64_t row = 0;
+      for (int a = 0; a < fast; ++a)
+        row = row * plan.box[a + 1] + plan.lane[t][a] + c[a] - plan.lo[a];
+      const int64_t word = row * plan.box[fast] +
+                           place(g * plan.patch[fast] + plan.lane[t][fast] +
+                                 c[fast] - plan.lo[fast]);
+      std::vector<int64_t> &bank = banks[word % 32];
+      if (std::find(bank.begin(), bank.end(), word) == bank.end())
+        bank.push_back(word);
+      most = std::max(most, static_cast<int>(bank.size()));
+    }
+    total += most;
+  }
+  return total;
+}
+
 } // namespace
 
 /// Whether the kernel holds A in registers for the whole block (it is
@@ -383,6 +416,15 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
                         128 &&
                     plan.patches[0] / (plan.threads / 32) % 2 == 0;
   }
+  // The rolling tf32 kernel's B lanes may read a multiple of 16 elements
+  // apart, meeting up to five to a bank (docs/benchmarks.md, "tf32
+  // sparse, swizzled box"): swizzle where that takes fewer wavefronts.
+  // 16-bit kernels load pairs as words and keep the plain layout, as do
+  // the other kernels, whose whole traffic was not counted.
+  plan.swizzle = plan.rolling && plan.uniformGather &&
+                 p.packed->shape.type == MmaType::TF32 &&
+                 plan.box[fast] % 4 == 0 &&
+                 bWavefronts(plan, true) < bWavefronts(plan, false);
   plan.jobs = plan.patches[fast] / 8;
   for (int a = 0; a < fast; ++a)
     plan.jobs *= plan.patches[a];

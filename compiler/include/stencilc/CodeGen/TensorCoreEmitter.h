@@ -97,6 +97,12 @@ struct TensorCorePlan {
   /// loads feeds two mma, halving A's traffic through L1 (issue 22). The
   /// window then holds one kernel row more, the rows both patch rows read.
   bool pairRows = false;
+  /// tf32 with a uniform gather: the 16-byte chunks of each box row are
+  /// swizzled, chunk c stored at c ^ ((c / 8) % 4) (within each whole
+  /// group of 8 chunks), so that B's scalar loads, whose lanes sit 16
+  /// elements apart, meet at most two to a bank instead of five
+  /// (docs/benchmarks.md, "tf32 sparse, swizzled box").
+  bool swizzle = false;
   /// Rolling: three blocks' shared memory fits an SM (the tile is sized
   /// for it where it can be).
   bool threeBlocks = false;
