@@ -349,11 +349,13 @@ std::optional<CostCandidate> starCandidate(CostCandidate &c, const Context &x,
   const double sharedReads =
       rho * (2.0 * p.radius[1] / rows + 2.0 * p.radius[2]);
   const double sharedWrites = rho * planeElems / tile;
-  c.tShared = elem * (sharedReads + sharedWrites) / hw.sharedBandwidth * 1e9;
+  // The shared planes hold the computation's type (f32 for f16 grids).
+  c.tShared = elemTypeBytes(s.compType) * (sharedReads + sharedWrites) /
+              hw.sharedBandwidth * 1e9;
   const double perPlane =
       2 * rows + 6 * haloLoads + 2 * (rows + haloLoads) + 6 * rows + 10;
   const double perOutput = rho * taps + sharedReads + rho * perPlane / rows;
-  c.tCompute = 2 * perOutput / hw.cudaCorePeak(s.elemType) * 1e9;
+  c.tCompute = 2 * perOutput / hw.cudaCorePeak(s.compType) * 1e9;
   std::string key = CostWeights::key("cuda-core", c.kernel, s.elemType);
   bool weighed =
       hw.weights.byKind.count(key) ||

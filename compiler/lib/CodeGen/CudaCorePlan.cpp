@@ -235,16 +235,16 @@ static std::optional<CudaCorePlan> planPlane(const Stencil &s,
 /// The register-queue star kernel (issue 24), where it applies: a linear
 /// 3-D update of one grid whose taps lie on the three axes (a star), with
 /// a radius of 1 to 4 along every axis, at one step per pass, on the
-/// shapes the rules choose (not a --tile), in f32 or f64. The plane kernel
-/// keeps 2 r0 + 1 partial sums per output and moves them every plane; a
-/// star needs only its column's 2 r0 + 1 values along axis 0, which the
-/// queue keeps in registers and shifts by renaming, and each point of the
-/// output plane is read from shared memory by the 2 (r1 + r2) in-plane
-/// taps.
+/// shapes the rules choose (not a --tile), in every element type (f16, bf16:
+/// summed in f32). The plane kernel keeps 2 r0 + 1 partial sums per output and
+/// moves them every plane; a star needs only its column's 2 r0 + 1 values along
+/// axis 0, which the queue keeps in registers and shifts by renaming, and each
+/// point of the output plane is read from shared memory by the 2 (r1 + r2)
+/// in-plane taps.
 static std::optional<CudaCorePlan> planStar(const Stencil &s,
                                             const CudaCorePlan &base) {
   if (!streamable(s) || base.fuse != 1 || s.hints.tile || s.hints.threads ||
-      !s.isLinear() || s.elemType != s.compType)
+      !s.isLinear())
     return std::nullopt;
   for (int a = 0; a < s.dims; ++a)
     if (base.radius[a] < 1 || base.radius[a] > 4)
@@ -282,8 +282,11 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   // from r0 = 3 they spilled at 80 (20 to 232 bytes); two blocks (128
   // registers) hold them.
   p.minBlocks = base.radius[0] >= 3 ? 2 : 3;
+  // The queues and the shared planes hold the computation's type: f16 and
+  // bf16 grids convert once as they load, and a dirichlet value keeps its
+  // exact value, as the reads of the other kernels give it.
   p.sharedBytes =
-      2 * static_cast<int64_t>(p.box(1)) * p.box(2) * elemTypeBytes(s.elemType);
+      2 * static_cast<int64_t>(p.box(1)) * p.box(2) * elemTypeBytes(s.compType);
   return p;
 }
 

@@ -46,7 +46,7 @@ void StencilEmitter::emitStarConstants() {
   out.line("constexpr int kRim = 2 * kR1 * kB2;");
   out.line("constexpr int kHalo = kPlane - kT1 * kT2;");
   out.line("constexpr int kHaloLoads = (kHalo + kThreads - 1) / kThreads;");
-  out.line("constexpr size_t kSmemBytes = 2 * size_t(kPlane) * sizeof(Elem);");
+  out.line("constexpr size_t kSmemBytes = 2 * size_t(kPlane) * sizeof(Comp);");
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
   out.blank();
@@ -69,7 +69,7 @@ void StencilEmitter::emitStarKernel() {
            plan.minBlocks, s.name);
   out.indent();
   out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
-  out.line("Elem *const sc_buf = reinterpret_cast<Elem *>(sc_smem);");
+  out.line("Comp *const sc_buf = reinterpret_cast<Comp *>(sc_smem);");
   out.line("// blockIdx.x numbers the tiles, the last axis fastest; o1, o2 "
            "are the origins of");
   out.line("// the planes' boxes, a segment of kT0 planes of axis 0 "
@@ -104,19 +104,19 @@ void StencilEmitter::emitStarKernel() {
   out.line("}}");
   auto read = [&](const std::string &q0, const std::string &y,
                   const std::string &x) {
-    return fmt::format("gread_{0}<Elem>(a.in_{0}, {1}, o1 + {2}, o2 + {3}, "
+    return fmt::format("gread_{0}<Comp>(a.in_{0}, {1}, o1 + {2}, o2 + {3}, "
                        "a.n0, a.n1, a.n2)",
                        n, q0, y, x);
   };
   {
     auto fn =
-        out.scope("auto sc_column = [&](long long q0, Elem (&v)[kRY])", "};");
+        out.scope("auto sc_column = [&](long long q0, Comp (&v)[kRY])", "};");
     out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
     out.line("  const Elem *const sc_p = sc_box + q0 * sc_stride + "
              "(sc_ty + kR1) * a.n2 + sc_tx + kR2;");
     out.line("#pragma unroll");
     out.line("  for (int i = 0; i < kRY; ++i)");
-    out.line("    v[i] = sc_p[i * a.n2];");
+    out.line("    v[i] = stencilc::rt::Convert<Comp>::from(sc_p[i * a.n2]);");
     out.line("}} else {{");
     out.line("#pragma unroll");
     out.line("  for (int i = 0; i < kRY; ++i)");
@@ -125,14 +125,15 @@ void StencilEmitter::emitStarKernel() {
   }
   {
     auto fn = out.scope(
-        "auto sc_halo = [&](long long q0, Elem (&h)[kHaloLoads])", "};");
+        "auto sc_halo = [&](long long q0, Comp (&h)[kHaloLoads])", "};");
     out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
     out.line("  const Elem *const sc_p = sc_box + q0 * sc_stride;");
     out.line("#pragma unroll");
     out.line("  for (int k = 0; k < kHaloLoads; ++k)");
     out.line("    if (kHalo % kThreads == 0 || threadIdx.x + k * kThreads < "
              "kHalo)");
-    out.line("      h[k] = sc_p[sc_hs[k] / kB2 * a.n2 + sc_hs[k] % kB2];");
+    out.line("      h[k] = stencilc::rt::Convert<Comp>::from(\n"
+             "          sc_p[sc_hs[k] / kB2 * a.n2 + sc_hs[k] % kB2]);");
     out.line("}} else {{");
     out.line("#pragma unroll");
     out.line("  for (int k = 0; k < kHaloLoads; ++k)");
@@ -144,7 +145,7 @@ void StencilEmitter::emitStarKernel() {
   }
   {
     auto fn = out.scope(
-        "auto sc_put = [&](Elem *dst, const Elem (&c)[kRY], const Elem "
+        "auto sc_put = [&](Comp *dst, const Comp (&c)[kRY], const Comp "
         "(&h)[kHaloLoads])",
         "};");
     out.line("#pragma unroll");
@@ -183,13 +184,13 @@ void StencilEmitter::emitStarKernel() {
   out.line("// sc_q<j>_<i>: the queue of row sc_ty + i, planes "
            "sc_s0 - kH0 + j at the start.");
   for (int j = 0; j < Q; ++j) {
-    std::string decl = "Elem ";
+    std::string decl = "Comp ";
     for (int i = 0; i < RY; ++i)
       decl += std::string(i ? ", " : "") + "sc_q" + std::to_string(j) + "_" +
               std::to_string(i);
     out.line("{};", decl);
   }
-  out.line("Elem sc_c[kRY], sc_h[kHaloLoads];");
+  out.line("Comp sc_c[kRY], sc_h[kHaloLoads];");
   for (int j = 0; j < Q; ++j) {
     out.line("sc_column(sc_s0 - kH0 + {}, sc_c);", j);
     for (int i = 0; i < RY; ++i)
@@ -240,7 +241,7 @@ void StencilEmitter::emitStarPlane(
              "planes on, and the\n// next plane's halo.");
     out.line("if (sc_more) {{\n  sc_column(sc_s0 + sc_p + 1 + kR0, sc_c);\n"
              "  sc_halo(sc_s0 + sc_p + 1, sc_h);\n}}");
-    out.line("const Elem *const sc_src = sc_buf + (sc_p & 1) * kPlane + "
+    out.line("const Comp *const sc_src = sc_buf + (sc_p & 1) * kPlane + "
              "(sc_ty + kR1) * kB2 + sc_tx + kR2;");
     auto conv = [](const std::string &v) {
       return "stencilc::rt::Convert<Comp>::from(" + v + ")";
