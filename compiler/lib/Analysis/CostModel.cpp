@@ -310,6 +310,65 @@ std::optional<CostCandidate> planeCandidate(CostCandidate &c,
   return c;
 }
 
+/// The register-queue star kernel (CudaCorePlan::star), one step per pass.
+/// A segment of kT0 output planes reads kT0 + 2 r0 columns (rho =
+/// (kT0 + 2 r0) / kT0) and writes kT0; each plane's in-plane halo, (kB1 kB2
+/// - kT1 kT2) / (kT1 kT2) of a point per output, is read again from L2
+/// (the neighbouring tiles' interiors), counted at kL2Ratio times the DRAM
+/// bandwidth. Shared memory: each output plane is written once with its
+/// halo, and read by the in-plane taps that are not the thread's own rows
+/// (2 r1 / kRY + 2 r2 per output). Instruction issue per output: the FMAs
+/// (one a tap), the shared-memory reads, and per plane and thread the
+/// column's and the halo's loads (2 and 6 instructions each, the halo's
+/// with its addressing), their shared-memory stores (2 each), the stores
+/// with their tests (6 each) and the loop and barrier (10), shared by kRY
+/// outputs; the queue shifts by renaming and costs nothing. Each
+/// instruction costs an FFMA's two flops.
+///
+/// Not yet calibrated on a GPU: the next plane's loads are in flight while
+/// the current one is summed, so the times overlap; until a description
+/// weighs the kind, the binding term counts in full and the other two at
+/// a quarter (kStarOverlap).
+std::optional<CostCandidate> starCandidate(CostCandidate &c, const Context &x,
+                                           const CudaCorePlan &p) {
+  const Stencil &s = x.s;
+  const HardwareDesc &hw = x.o.hw;
+  c.kernel = "star";
+  constexpr double kL2Ratio = 2.5, kStarOverlap = 0.25;
+  const double rho = static_cast<double>(p.box(0)) / p.tile[0];
+  const double rows = p.planeRows;
+  const double elem = elemTypeBytes(s.elemType);
+  const double taps =
+      static_cast<double>(s.updates.front().linear->taps.size());
+  const double tile = static_cast<double>(p.tile[1]) * p.tile[2];
+  const double planeElems = static_cast<double>(p.box(1)) * p.box(2);
+  const double haloLoads = std::ceil((planeElems - tile) / p.threads);
+  const double dram = elem * (rho + 1);
+  const double l2 = elem * rho * (planeElems - tile) / tile;
+  c.tGlobal = (dram + l2 / kL2Ratio) / hw.bandwidth * 1e9;
+  const double sharedReads =
+      rho * (2.0 * p.radius[1] / rows + 2.0 * p.radius[2]);
+  const double sharedWrites = rho * planeElems / tile;
+  // The shared planes hold the computation's type (f32 for f16 grids).
+  c.tShared = elemTypeBytes(s.compType) * (sharedReads + sharedWrites) /
+              hw.sharedBandwidth * 1e9;
+  const double perPlane =
+      2 * rows + 6 * haloLoads + 2 * (rows + haloLoads) + 6 * rows + 10;
+  const double perOutput = rho * taps + sharedReads + rho * perPlane / rows;
+  c.tCompute = 2 * perOutput / hw.cudaCorePeak(s.compType) * 1e9;
+  std::string key = CostWeights::key("cuda-core", c.kernel, s.elemType);
+  bool weighed =
+      hw.weights.byKind.count(key) ||
+      hw.weights.byKind.count(key + "." + std::to_string(s.dims) + "d");
+  std::array<double, 3> w{kStarOverlap, kStarOverlap, kStarOverlap};
+  const double terms[] = {c.tGlobal, c.tShared, c.tCompute};
+  w[std::max_element(terms, terms + 3) - terms] = 1;
+  finish(c, weighed
+                ? hw.weights.lookup("cuda-core", c.kernel, s.elemType, s.dims)
+                : w);
+  return c;
+}
+
 /// The CUDA-core kernel at depth t: each block loads its tile plus a halo
 /// of t*r, computes a region that shrinks by r per step (the recomputed
 /// halo makes the work rho times the useful work), and reads shared memory
@@ -328,6 +387,8 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   c.strategy.target = Target::CudaCore;
   c.strategy.steps = t;
   fillRoofline(c, x, hw.cudaCorePeak(s.elemType));
+  if (p->star)
+    return starCandidate(c, x, *p);
   if (p->plane)
     return planeCandidate(c, x, *p);
   double outputs = 1, box = 1, work = 0;

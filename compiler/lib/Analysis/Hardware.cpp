@@ -128,16 +128,17 @@ bool parseWeight(HardwareDesc &hw, llvm::StringRef key, llvm::StringRef value,
   };
   bool known = shape && resource >= 0 &&
                oneOf(1, {"cuda-core", "tc", "sptc"}) &&
-               oneOf(2, {"cuda-core", "stream", "plane", "rolling", "uniform",
-                         "table"}) &&
+               oneOf(2, {"cuda-core", "stream", "plane", "star", "rolling",
+                         "uniform", "table"}) &&
                oneOf(3, {"half", "f32", "f64"}) &&
                (parts.size() == 5 || oneOf(4, {"1d", "2d", "3d"}));
   if (!known) {
-    diags.error(keyLoc, "unknown weight '" + key +
-                            "'; expected weight.<cuda-core|tc|sptc>."
-                            "<cuda-core|stream|plane|rolling|uniform|table>."
-                            "<half|f32|f64>"
-                            "[.<1d|2d|3d>].<dram|shared|compute>");
+    diags.error(keyLoc,
+                "unknown weight '" + key +
+                    "'; expected weight.<cuda-core|tc|sptc>."
+                    "<cuda-core|stream|plane|star|rolling|uniform|table>."
+                    "<half|f32|f64>"
+                    "[.<1d|2d|3d>].<dram|shared|compute>");
     return false;
   }
   auto [prev, inserted] = seen.try_emplace(key, keyLoc);

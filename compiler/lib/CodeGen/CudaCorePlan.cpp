@@ -232,6 +232,64 @@ static std::optional<CudaCorePlan> planPlane(const Stencil &s,
   return p;
 }
 
+/// The register-queue star kernel (issue 24), where it applies: a linear
+/// 3-D update of one grid whose taps lie on the three axes (a star), with
+/// a radius of 1 to 4 along every axis, at one step per pass, on the
+/// shapes the rules choose (not a --tile), in every element type (f16, bf16:
+/// summed in f32). The plane kernel keeps 2 r0 + 1 partial sums per output and
+/// moves them every plane; a star needs only its column's 2 r0 + 1 values along
+/// axis 0, which the queue keeps in registers and shifts by renaming, and each
+/// point of the output plane is read from shared memory by the 2 (r1 + r2)
+/// in-plane taps.
+static std::optional<CudaCorePlan> planStar(const Stencil &s,
+                                            const CudaCorePlan &base) {
+  if (!streamable(s) || base.fuse != 1 || s.hints.tile || s.hints.threads ||
+      !s.isLinear())
+    return std::nullopt;
+  for (int a = 0; a < s.dims; ++a)
+    if (base.radius[a] < 1 || base.radius[a] > 4)
+      return std::nullopt;
+  for (const Tap &tap : s.updates.front().linear->taps) {
+    int axes = 0;
+    for (int a = 0; a < s.dims; ++a)
+      axes += tap.offset[a] != 0;
+    if (axes > 1)
+      return std::nullopt;
+  }
+  CudaCorePlan p;
+  p.fuse = 1;
+  p.fuseFromModel = base.fuseFromModel;
+  p.numUpdated = base.numUpdated;
+  p.radius = base.radius;
+  p.plane = true;
+  p.star = true;
+  // A warp spans 32 outputs of the contiguous axis, so its loads and
+  // shared-memory reads are whole lines; each thread owns 4 outputs along
+  // axis 1, whose column taps share 4 + 2 r1 values (2 r1 of them from
+  // shared memory, the rest from the queues' centres). Segments of 128
+  // planes read 2 r0 halo planes more (3-6% at r = 2 .. 4) and give 1,024
+  // blocks at 512^3.
+  p.planeRows = 4;
+  p.tile = {128, 32, 32};
+  if (s.elemType == ElemType::F64) {
+    p.planeRows = 2;
+    p.tile[1] = 16;
+  }
+  p.threads = p.tile[1] / p.planeRows * p.tile[2];
+  // Three blocks of 256 threads an SM (80 registers a thread, ptxas for
+  // sm_90): more warps in flight for DRAM latency than the plane kernel's
+  // two. The queues take 4 (2 r0 + 1) registers (f64: 2 rows of two), and
+  // from r0 = 3 they spilled at 80 (20 to 232 bytes); two blocks (128
+  // registers) hold them.
+  p.minBlocks = base.radius[0] >= 3 ? 2 : 3;
+  // The queues and the shared planes hold the computation's type: f16 and
+  // bf16 grids convert once as they load, and a dirichlet value keeps its
+  // exact value, as the reads of the other kernels give it.
+  p.sharedBytes =
+      2 * static_cast<int64_t>(p.box(1)) * p.box(2) * elemTypeBytes(s.compType);
+  return p;
+}
+
 std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
                                                    std::optional<int> fuse,
                                                    GpuArch arch,
@@ -303,6 +361,9 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
   for (int a = 0; a < s.dims; ++a)
     p.radius[a] = s.updatedRadius(a);
   if (!frame) {
+    if (std::optional<CudaCorePlan> sp =
+            distributed ? std::nullopt : planStar(s, p))
+      return sp;
     if (std::optional<CudaCorePlan> pp =
             distributed ? std::nullopt : planPlane(s, p))
       return pp;

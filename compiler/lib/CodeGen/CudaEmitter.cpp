@@ -133,7 +133,9 @@ void StencilEmitter::emitConstants() {
              return "kH" + i + " = kFuse * kR" + i;
            }));
   if (plan.stream || plan.plane) {
-    plan.plane ? emitPlaneConstants() : emitStreamConstants();
+    plan.star    ? emitStarConstants()
+    : plan.plane ? emitPlaneConstants()
+                 : emitStreamConstants();
     return;
   }
   out.line("constexpr int {};", axes([](int a) {
@@ -608,7 +610,8 @@ void StencilEmitter::emitSource() {
   out.line("// Stencil {}: {}-D {}, CUDA cores{}, {} fused per pass, tile "
            "{}, {} bytes of shared memory per block.",
            s.name, D, elemTypeName(s.elemType).str(),
-           plan.plane    ? " plane by plane along axis 0"
+           plan.star     ? " register queues along axis 0"
+           : plan.plane  ? " plane by plane along axis 0"
            : plan.stream ? " streaming along axis 0"
                          : "",
            fusion,
@@ -621,7 +624,9 @@ void StencilEmitter::emitSource() {
     emitArgs();
     out.blank();
     emitGlobalReads();
-    if (plan.plane) {
+    if (plan.star) {
+      emitStarKernel();
+    } else if (plan.plane) {
       emitPlaneKernel();
     } else if (plan.stream) {
       emitStreamReads();

@@ -213,6 +213,14 @@ private:
   /// it shares with the box kernel, and the kernel.
   void emitPlaneConstants();
   void emitPlaneKernel();
+  /// The register-queue star kernel (StarKernelEmitter.cpp), a kind of
+  /// plane kernel (plan.star): its constants, the kernel, and one copy of
+  /// its plane loop.
+  void emitStarConstants();
+  void emitStarKernel();
+  void emitStarPlane(int copy,
+                     const std::map<std::array<int, 3>, std::string> &w,
+                     const std::string &start, const std::string &frozen);
   /// The streaming kernel's ghost axes: slab axes with a dirichlet
   /// boundary, where the columns outside the domain hold the boundary
   /// value in every level, so that the columns beside them need no

@@ -76,6 +76,12 @@ struct CudaCorePlan {
   /// partial sums in registers. One step per pass.
   bool plane = false;
   int planeRows = 1; ///< Outputs a thread owns along axis 1.
+  /// With `plane`: the register-queue star kernel (3-D stars,
+  /// StarKernelEmitter.cpp) instead. Same tiles and launch; each thread
+  /// keeps its `planeRows` columns' 2 r0 + 1 values along axis 0 in
+  /// registers, and only the output plane goes through shared memory, with
+  /// a halo of radius along axes 1 and 2. One step per pass.
+  bool star = false;
 
   /// Halo of a pass along `axis`: fuse * radius.
   int halo(int axis) const { return fuse * radius[axis]; }
