@@ -551,8 +551,11 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   const bool tensorPlane = tensor && mo.target && tensorPlaneApplies(s) &&
                            !req.layout && !req.morph &&
                            (!steps || *steps <= 1) && !req.distributed;
-  if (tensorPlane)
+  if (tensorPlane) {
+    // The model weighs the plane kernel alone, as it is generated.
     mo.steps = 1;
+    mo.layout.reset();
+  }
   if (mo.target == Target::CudaCore && s.elemType == ElemType::F32 &&
       mo.precision == Precision::SplitTF32) {
     std::string what = req.target    ? "--target=cuda-core"
