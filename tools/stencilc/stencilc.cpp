@@ -545,6 +545,17 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
+  // 3-D boxes of f16 and bf16 grids run on the tensor-core plane kernel
+  // (CodeGen/TensorPlaneEmitter.cpp) at one step per pass, unless a layout
+  // or a deeper fusion asks for the matrix program.
+  const bool tensorPlane = tensor && mo.target && tensorPlaneApplies(s) &&
+                           !req.layout && !req.morph &&
+                           (!steps || *steps <= 1) && !req.distributed;
+  if (tensorPlane) {
+    // The model weighs the plane kernel alone, as it is generated.
+    mo.steps = 1;
+    mo.layout.reset();
+  }
   if (mo.target == Target::CudaCore && s.elemType == ElemType::F32 &&
       mo.precision == Precision::SplitTF32) {
     std::string what = req.target    ? "--target=cuda-core"
@@ -605,11 +616,20 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     st = Strategy();
     st.target = *req.target;
     st.steps = *mo.steps;
+    st.plane = tensorPlane;
     st.split = st.target != Target::CudaCore &&
                splitsOperands(s.elemType, mo.precision);
     chosen = nullptr;
   }
-  if (st.target != Target::CudaCore) {
+  // The plane kernel: asked for (tc or sptc without --layout on a 3-D box),
+  // or the cost model's choice.
+  if ((tensorPlane || st.plane) && st.target != Target::CudaCore) {
+    s.matrix.reset();
+    s.hints.fuse = 1;
+    s.hints.fuseByModel = false;
+    s.hints.tensorPlane = st.target == Target::SparseTensorCore ? 2 : 1;
+    st.steps = 1;
+  } else if (st.target != Target::CudaCore) {
     if (req.layout && fixed && !tuneOpt)
       st.layout = *req.layout;
     if (st.layout == MatrixLayout::Morph && req.morph) {

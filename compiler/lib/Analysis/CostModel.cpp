@@ -30,7 +30,9 @@ static const char *layoutWord(MatrixLayout l) {
 
 std::string Strategy::label() const {
   std::string s = targetName(target).str();
-  if (target != Target::CudaCore) {
+  if (target != Target::CudaCore && plane) {
+    s += " plane";
+  } else if (target != Target::CudaCore) {
     s += std::string(" ") + layoutWord(layout);
     if (layout == MatrixLayout::Morph)
       s += fmt::format("({},{})", r1, r2);
@@ -47,7 +49,7 @@ bool stencilc::splitsOperands(ElemType type, Precision policy) {
 
 std::vector<std::string> Strategy::flags() const {
   std::vector<std::string> f{"--target=" + targetName(target).str()};
-  if (target != Target::CudaCore)
+  if (target != Target::CudaCore && !plane)
     f.push_back(std::string("--layout=") + layoutWord(layout));
   f.push_back("--fuse=" + std::to_string(steps));
   if (target != Target::CudaCore && layout == MatrixLayout::Morph)
@@ -511,6 +513,71 @@ std::optional<CostCandidate> tensorCoreCandidate(const Context &x,
   return c;
 }
 
+/// The tensor-core plane kernel of 3-D boxes (TensorPlaneEmitter.cpp), one
+/// step per pass. Per m16n8 block (128 outputs) of each input plane, one
+/// mma.sp m16n8k32 (two mma.sync m16n8k16) per (dz, dy): (2 r0 + 1)
+/// (2 r1 + 1) / 128 sparse MMAs per output, at the unit's rate, times
+/// rho = (kT0 + 2 r0) / kT0 for the planes around a segment. Shared memory
+/// by bytes: per warp, plane and (dz, dy) one A fragment (512 bytes, 1024
+/// dense) for its kNB blocks; per (dy, block) one ldmatrix.x4 of B (512
+/// bytes) for the 2 r0 + 1 MMAs; the plane's box written once. The global
+/// traffic is the plane kernel's: the boxes read, the tile written.
+std::optional<CostCandidate> tensorPlaneCandidate(const Context &x,
+                                                  Target target) {
+  const Stencil &s = x.s;
+  const HardwareDesc &hw = x.o.hw;
+  Stencil copy = s;
+  copy.hints.tensorPlane = target == Target::SparseTensorCore ? 2 : 1;
+  std::optional<CudaCorePlan> p =
+      planCudaCore(copy, 1, x.o.arch, x.quiet, false, x.o.distributed);
+  if (!p || !p->tensorPlane)
+    return std::nullopt;
+  const bool sparse = target == Target::SparseTensorCore;
+  const MmaType type =
+      s.elemType == ElemType::BF16 ? MmaType::BF16 : MmaType::F16;
+  const double peak = sparse ? hw.sparseTensorCore[mmaIndex(type)]
+                             : hw.tensorCore[mmaIndex(type)];
+  if (peak <= 0)
+    return std::nullopt;
+  CostCandidate c;
+  c.strategy.target = target;
+  c.strategy.plane = true;
+  c.strategy.steps = 1;
+  c.kernel = "plane";
+  c.shape.type = type;
+  c.shape.k = sparse ? 32 : 16;
+  c.shape.sparse = sparse;
+  fillRoofline(c, x, peak);
+  const double q = 2 * p->radius[0] + 1, dy = 2 * p->radius[1] + 1;
+  const double rho = static_cast<double>(p->box(0)) / p->tile[0];
+  const double nb = p->planeBlocks;
+  // Logical flops of the products: a k32 window for 16 x 8 outputs per
+  // (dz, dy), sparse or as two dense k16.
+  c.tCompute = rho * q * dy * (2.0 * 16 * 8 * 32) / 128 / peak * 1e9;
+  const double aBytes = (sparse ? 512.0 : 1024.0) * q * dy / (128 * nb);
+  const double bBytes = 512.0 * dy / 128;
+  const double planeBytes = 2.0 * (p->tile[1] + 2 * p->radius[1]) *
+                            (p->tile[2] + 16) / (p->tile[1] * p->tile[2]);
+  c.tShared = rho * (aBytes + bBytes + planeBytes) / hw.sharedBandwidth * 1e9;
+  double outputs = 1, box = 1;
+  for (int a = 0; a < s.dims; ++a) {
+    outputs *= p->tile[a];
+    box *= p->box(a);
+  }
+  c.tGlobal =
+      elemTypeBytes(s.elemType) * (box / outputs + 1) / hw.bandwidth * 1e9;
+  // Not calibrated: weights 1 until a description weighs the kind.
+  std::string key =
+      CostWeights::key(targetName(target).str(), c.kernel, s.elemType);
+  bool weighed =
+      hw.weights.byKind.count(key) ||
+      hw.weights.byKind.count(key + "." + std::to_string(s.dims) + "d");
+  finish(c, weighed ? hw.weights.lookup(targetName(target), c.kernel,
+                                        s.elemType, s.dims)
+                    : std::array<double, 3>{1, 1, 1});
+  return c;
+}
+
 /// The precision policy's verdict on `c`. Tensor cores on f32 grids are
 /// built in the policy's arithmetic (split-TF32, or tf32 when asked for),
 /// so only split-tf32's demand for tensor cores rules anything out.
@@ -574,8 +641,17 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
       lo.peakTF32 /= 3;
     searched = searchLayouts(s, lo, quiet);
   }
+  // The plane kernel of 3-D boxes, where it applies. An explicit tc or sptc
+  // without --layout gets it alone, as stencilc generates it then.
+  const bool plane = linear && tensorPlaneApplies(s) && !o.layout &&
+                     (!o.steps || *o.steps == 1) && !o.distributed;
   for (Target target : {Target::TensorCore, Target::SparseTensorCore}) {
     if (!linear || (o.target && *o.target != target))
+      continue;
+    if (plane)
+      if (std::optional<CostCandidate> c = tensorPlaneCandidate(x, target))
+        out.push_back(*c);
+    if (plane && o.target)
       continue;
     for (MatrixLayout layout : {MatrixLayout::Decompose, MatrixLayout::Morph,
                                 MatrixLayout::Flatten}) {

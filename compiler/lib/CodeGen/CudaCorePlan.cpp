@@ -290,6 +290,53 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   return p;
 }
 
+bool stencilc::tensorPlaneApplies(const Stencil &s) {
+  if (!streamable(s) || !s.isLinear() ||
+      (s.elemType != ElemType::F16 && s.elemType != ElemType::BF16))
+    return false;
+  size_t box = 1;
+  for (int a = 0; a < 3; ++a) {
+    if (s.updatedRadius(a) < 1 || s.updatedRadius(a) > 4)
+      return false;
+    box *= 2 * s.updatedRadius(a) + 1;
+  }
+  // Full boxes: a star would multiply mostly zeros.
+  return s.updates.front().linear->taps.size() == box;
+}
+
+/// The tensor-core plane kernel (TensorPlaneEmitter.cpp): 8 warps, each
+/// owning 16 columns of axis 2 and 8 planeBlocks rows of axis 1, so a tile
+/// of 64 columns by 16 planeBlocks rows over segments of 128 planes. Each
+/// warp keeps 4 f32 per m16n8 block for each of the 2 r0 + 1 output planes
+/// in flight: 3 blocks at radius 1 (36 sums), 2 beyond (40 to 72), within
+/// the 128 registers of two blocks an SM (ptxas for sm_90 spilled 16 bytes
+/// at radius 1 with 4 blocks, 44 at radius 2 with 3).
+static std::optional<CudaCorePlan>
+planTensorPlane(const Stencil &s, const CudaCorePlan &base, GpuArch arch) {
+  CudaCorePlan p;
+  p.fuse = 1;
+  p.fuseFromModel = base.fuseFromModel;
+  p.numUpdated = base.numUpdated;
+  p.radius = base.radius;
+  p.plane = true;
+  p.tensorPlane = s.hints.tensorPlane;
+  p.planeBlocks = base.radius[0] <= 1 ? 3 : 2;
+  p.tile = {128, 16 * p.planeBlocks, 64};
+  p.threads = 256;
+  p.minBlocks = 2;
+  // The compressed (sparse) or dense A of every (dz, dy): 32 lanes of 4 or
+  // 8 words; two plane buffers of rows of 64 + 16 columns at a pitch of an
+  // odd number of 16-byte chunks (ldmatrix without bank conflicts).
+  const int64_t entries = (2 * p.radius[0] + 1) * (2 * p.radius[1] + 1);
+  const int words = p.tensorPlane == 2 ? 4 : 8;
+  const int64_t rows = p.tile[1] + 2 * p.radius[1];
+  const int64_t pitch = 88;
+  p.sharedBytes = entries * 32 * words * 4 + 2 * rows * pitch * 2;
+  if (p.sharedBytes > maxSharedBytesPerBlock(arch))
+    return std::nullopt;
+  return p;
+}
+
 std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
                                                    std::optional<int> fuse,
                                                    GpuArch arch,
@@ -360,6 +407,9 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
     p.numUpdated += g.updated;
   for (int a = 0; a < s.dims; ++a)
     p.radius[a] = s.updatedRadius(a);
+  if (!frame && !distributed && s.hints.tensorPlane && tensorPlaneApplies(s))
+    if (std::optional<CudaCorePlan> tp = planTensorPlane(s, p, arch))
+      return tp;
   if (!frame) {
     if (std::optional<CudaCorePlan> sp =
             distributed ? std::nullopt : planStar(s, p))

@@ -133,9 +133,10 @@ void StencilEmitter::emitConstants() {
              return "kH" + i + " = kFuse * kR" + i;
            }));
   if (plan.stream || plan.plane) {
-    plan.star    ? emitStarConstants()
-    : plan.plane ? emitPlaneConstants()
-                 : emitStreamConstants();
+    plan.tensorPlane ? emitTensorPlaneConstants()
+    : plan.star      ? emitStarConstants()
+    : plan.plane     ? emitPlaneConstants()
+                     : emitStreamConstants();
     return;
   }
   out.line("constexpr int {};", axes([](int a) {
@@ -211,6 +212,9 @@ void StencilEmitter::emitArgs() {
     out.line("Comp w[{}]; // weights the host rounds (docs/language.md "
              "§6.4)",
              runtimeWeights);
+  if (plan.tensorPlane)
+    out.line("unsigned short tw[kTaps]; // Elem bits of every tap's weight "
+             "(sc_tp_weights)");
   if (opts.distributed)
     out.line("stencilc::dist::View v; // the buffers and the tiles of the "
              "launch (distributed.cuh)");
@@ -607,9 +611,12 @@ void StencilEmitter::emitSource() {
   if (notes != opts.notes.end())
     for (const std::string &line : notes->second)
       out.line("// {}", line);
-  out.line("// Stencil {}: {}-D {}, CUDA cores{}, {} fused per pass, tile "
+  out.line("// Stencil {}: {}-D {}, {}{}, {} fused per pass, tile "
            "{}, {} bytes of shared memory per block.",
            s.name, D, elemTypeName(s.elemType).str(),
+           plan.tensorPlane == 2   ? "sparse tensor cores (mma.sp m16n8k32)"
+           : plan.tensorPlane == 1 ? "tensor cores (mma.sync m16n8k16)"
+                                   : "CUDA cores",
            plan.star     ? " register queues along axis 0"
            : plan.plane  ? " plane by plane along axis 0"
            : plan.stream ? " streaming along axis 0"
@@ -624,7 +631,9 @@ void StencilEmitter::emitSource() {
     emitArgs();
     out.blank();
     emitGlobalReads();
-    if (plan.star) {
+    if (plan.tensorPlane) {
+      emitTensorPlaneKernel();
+    } else if (plan.star) {
       emitStarKernel();
     } else if (plan.plane) {
       emitPlaneKernel();
@@ -676,6 +685,10 @@ void StencilEmitter::emitSource() {
 }
 
 void StencilEmitter::emitBoundConstants() {
+  if (plan.tensorPlane) {
+    emitTensorPlaneBound();
+    return emitBaseTaps();
+  }
   // A tensor-core program multiplies the host's rounded coefficients
   // exactly (the driver reads them back through sc_tc_coefficients;
   // split-TF32's hi + lo hold them exactly), and tf32 rounds the grid's
@@ -718,6 +731,11 @@ void StencilEmitter::emitBoundConstants() {
   // One step's taps, which tensorCoreRounding fuses as TemporalFusion did.
   const LinearForm &lf = *s.updateOf(s.matrix->grid)->linear;
   out.line("static constexpr int kBaseTaps = {};", lf.taps.size());
+  emitRowTaps();
+  emitBaseTaps();
+}
+
+void StencilEmitter::emitRowTaps() {
   out.line("/// One row of A's taps: offsets and the coefficients run() "
            "multiplies with.");
   out.line("static constexpr int kTcRowTapCount = kTcRowTaps;");
@@ -730,6 +748,11 @@ void StencilEmitter::emitBoundConstants() {
              "3; ++a)\n    off[k][a] = kTcRowOffset[k][a];\n  c[k] = "
              "sc_coeff[kTcRowCoeff[k]];\n}}");
   }
+}
+
+void StencilEmitter::emitBaseTaps() {
+  const LinearForm &lf =
+      *s.updateOf(tcPlan ? s.matrix->grid : updated.front())->linear;
   auto fn = out.scope("static void baseTaps(long long (*off)[3], double *c, "
                       "double *cErr)");
   out.line("using T = stencilc::rt::Tracked<{}, 0>;", comp);

@@ -52,6 +52,8 @@ void StencilEmitter::emitArgsSetup(
     out.line("sc_args.p_{0} = stencilc::rt::param<{1}, Comp>(params.{0});",
              p.name, cppElemType(p.type));
   emitRuntimeWeights();
+  if (plan.tensorPlane)
+    out.line("sc_tp_weights(sc_args, sc_args.tw, nullptr);");
   if (numBv > 0) {
     auto block = out.scope("");
     out.line("// Dirichlet values of parameters, in double, then in Comp.");

@@ -178,6 +178,9 @@ private:
   /// bounds"): the tensor cores' rounding constants, and boundStep.
   void emitBoundConstants();
   void emitBoundStep();
+  /// The tensor cores' tcRowTaps and baseTaps (the bound's coefficients).
+  void emitRowTaps();
+  void emitBaseTaps();
   /// The linear part of the step for the amplification bound (driver.cuh,
   /// amplification.h): kAmplification, and where it holds linearStep,
   /// linearTheta, kLinearTaps and kStoreRoundoff.
@@ -221,6 +224,13 @@ private:
   void emitStarPlane(int copy,
                      const std::map<std::array<int, 3>, std::string> &w,
                      const std::string &start, const std::string &frozen);
+  /// The tensor-core plane kernel (TensorPlaneEmitter.cpp): its constants,
+  /// its weights' host function, the kernel, and the driver's rounding
+  /// constants of its tensor cores.
+  void emitTensorPlaneConstants();
+  void emitTensorPlaneWeights();
+  void emitTensorPlaneKernel();
+  void emitTensorPlaneBound();
   /// The streaming kernel's ghost axes: slab axes with a dirichlet
   /// boundary, where the columns outside the domain hold the boundary
   /// value in every level, so that the columns beside them need no

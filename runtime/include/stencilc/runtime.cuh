@@ -570,6 +570,23 @@ STENCILC_DEV unsigned transpose8x8(unsigned w) {
   return d;
 }
 
+/// ldmatrix.sync.aligned.m8n8.x4.shared.b16: lanes 8m .. 8m + 7 give the
+/// shared-memory addresses of rows 0 .. 7 of matrix m (16 bytes each, 16-byte
+/// aligned), and lane 4g + t gets in d[m] elements 2t and 2t + 1 of row g
+/// of matrix m (PTX ISA 9.7.14.5.15). Every lane of the warp must call it.
+STENCILC_DEV void ldmatrix_x4(unsigned (&d)[4], const void *row) {
+#if defined(__CUDA_ARCH__)
+  asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];"
+               : "=r"(d[0]), "=r"(d[1]), "=r"(d[2]), "=r"(d[3])
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(row))));
+#elif defined(STENCILC_EMULATE)
+  stencilc_emu::ldmatrixX4(d, row);
+#else
+  (void)row;
+  d[0] = d[1] = d[2] = d[3] = 0;
+#endif
+}
+
 #undef STENCILC_MMA_F32
 #undef STENCILC_MMA_SP
 #undef STENCILC_MMA_A2

@@ -203,6 +203,7 @@ namespace stencilc_emu {
 /// before the posts are reused.
 struct WarpPost {
   unsigned a[8], b[8], e;
+  const void *p;
 };
 inline std::vector<WarpPost> warpPosts;
 
@@ -275,9 +276,12 @@ inline void mma(const char *shape, const char *types, bool sparse,
     return 2 * t + (i & 1) + 8 * (i >> 1);
   };
   const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-  for (int c = 0; c < 4; ++c) {
-    const int row = g + 8 * (c >> 1), col = 2 * t + (c & 1);
-    float arow[32] = {}, bcol[32] = {};
+  // The lane's two rows of A (expanded to the logical K) and two columns
+  // of B, gathered once for its four accumulators.
+  float logical[2][32] = {}, bcols[2][32] = {};
+  for (int half = 0; half < 2; ++half) {
+    const int row = g + 8 * half, col = 2 * t + half;
+    float arow[32] = {};
     for (int l = 0; l < 32; ++l)
       for (int i = 0; i < na * E; ++i) {
         int r, cc;
@@ -288,11 +292,10 @@ inline void mma(const char *shape, const char *types, bool sparse,
     for (int l = 0; l < 32; ++l)
       if (l / 4 == col)
         for (int i = 0; i < nb * E; ++i)
-          bcol[bRow(l % 4, i)] = value(lanes[l].b[i / E], i % E);
-    float logical[32] = {};
+          bcols[half][bRow(l % 4, i)] = value(lanes[l].b[i / E], i % E);
     if (!sparse) {
       for (int kk = 0; kk < k; ++kk)
-        logical[kk] = arow[kk];
+        logical[half][kk] = arow[kk];
     } else {
       // Metadata: one register (lane 4g + sel) for k16 f16 and k8 tf32,
       // two (lanes 4g + 2 sel, + 1) for k32 f16 and k16 tf32.
@@ -304,16 +307,18 @@ inline void mma(const char *shape, const char *types, bool sparse,
         const unsigned nib =
             (lanes[src].e >> (4 * ((row / 8) * 4 + grp % 4))) & 15u;
         if (tf32) {
-          logical[2 * grp + ((nib & 3) >> 1)] += arow[grp];
+          logical[half][2 * grp + ((nib & 3) >> 1)] += arow[grp];
         } else {
-          logical[4 * grp + (nib & 3)] += arow[2 * grp];
-          logical[4 * grp + ((nib >> 2) & 3)] += arow[2 * grp + 1];
+          logical[half][4 * grp + (nib & 3)] += arow[2 * grp];
+          logical[half][4 * grp + ((nib >> 2) & 3)] += arow[2 * grp + 1];
         }
       }
     }
+  }
+  for (int c = 0; c < 4; ++c) {
     float sum = d[c];
     for (int kk = 0; kk < k; ++kk)
-      sum += logical[kk] * bcol[kk];
+      sum += logical[c >> 1][kk] * bcols[c & 1][kk];
     d[c] = sum;
   }
   __syncwarp();
@@ -332,6 +337,20 @@ inline unsigned transpose8x8(unsigned w) {
   const unsigned out = at(2 * t, g) | at(2 * t + 1, g) << 16;
   __syncwarp();
   return out;
+}
+
+/// ldmatrix.sync.aligned.m8n8.x4.shared.b16 (PTX ISA 9.7.14.5.15): lane
+/// 8m + r gives the address of row r of matrix m; lane 4g + t gets in d[m]
+/// the 32-bit word of elements 2t and 2t + 1 of row g of matrix m.
+inline void ldmatrixX4(unsigned (&d)[4], const void *row) {
+  WarpPost mine{};
+  mine.p = row;
+  const WarpPost *lanes = postWarp(mine);
+  const int lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
+  for (int m = 0; m < 4; ++m)
+    std::memcpy(&d[m], static_cast<const char *>(lanes[8 * m + g].p) + 4 * t,
+                4);
+  __syncwarp();
 }
 
 } // namespace stencilc_emu

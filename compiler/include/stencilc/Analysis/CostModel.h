@@ -48,6 +48,9 @@ struct Strategy {
   /// precision exact or split-tf32. The policy implies it, so flags() do
   /// not name it.
   bool split = false;
+  /// The tensor-core plane kernel of 3-D boxes (CudaCorePlan::tensorPlane)
+  /// instead of a matrix program: one step per pass, no layout.
+  bool plane = false;
 
   /// "cuda-core t=4", "sptc decompose t=7", "tc morph(4,4) t=2",
   /// "tc decompose t=2 split-tf32".
@@ -108,7 +111,8 @@ struct CostCandidate {
   double predicted = 0; ///< GStencils/s.
   /// The kernel the emitter would print: "cuda-core", or for tensor cores
   /// "rolling" (B kept in registers down patch rows), "uniform" (constant
-  /// gather offsets) or "table" (a gather table).
+  /// gather offsets), "table" (a gather table) or "plane" (the plane
+  /// kernel of 3-D boxes, Strategy::plane).
   std::string kernel = "cuda-core";
   bool allowed = true;
   std::string reason; ///< Why not allowed.

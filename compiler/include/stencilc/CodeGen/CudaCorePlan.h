@@ -82,6 +82,12 @@ struct CudaCorePlan {
   /// registers, and only the output plane goes through shared memory, with
   /// a halo of radius along axes 1 and 2. One step per pass.
   bool star = false;
+  /// The tensor-core plane kernel (3-D boxes of f16/bf16 grids,
+  /// TensorPlaneEmitter.cpp), with `plane` set: 1 for mma.sync m16n8k16,
+  /// 2 for mma.sp m16n8k32. A warp owns 16 columns (axis 2) by
+  /// 8 `planeBlocks` rows (axis 1) of outputs.
+  int tensorPlane = 0;
+  int planeBlocks = 1;
 
   /// Halo of a pass along `axis`: fuse * radius.
   int halo(int axis) const { return fuse * radius[axis]; }
@@ -118,6 +124,11 @@ struct CudaCoreShape {
 /// its source manager.
 std::vector<CudaCoreShape> tuneShapes(const Stencil &stencil, int fuse,
                                       GpuArch arch, DiagnosticEngine &diags);
+
+/// Whether the tensor-core plane kernel runs `stencil` on --target=tc and
+/// sptc: a linear update of one f16 or bf16 grid in 3-D with a radius of
+/// 1 to 4 along every axis, which may stream along axis 0.
+bool tensorPlaneApplies(const Stencil &stencil);
 
 /// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
 /// automatic even where the source hints a depth. `frame` plans the

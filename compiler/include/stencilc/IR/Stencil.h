@@ -290,6 +290,10 @@ struct Hints {
   /// Unset: the plan's rules (CodeGen/CudaCorePlan).
   std::optional<std::array<int, kMaxDims>> tile;
   std::optional<int> threads;
+  /// Set by the driver for --target=tc (1) or sptc (2) where the
+  /// tensor-core plane kernel applies (CodeGen/CudaCorePlan,
+  /// tensorPlaneApplies): one step per pass, mma.sync or mma.sp.
+  int tensorPlane = 0;
 };
 
 struct Stencil {

@@ -1,0 +1,445 @@
+//===- TensorPlaneEmitter.cpp - The tensor-core plane kernel of 3-D boxes -===//
+//
+// The tensor-core kernel of 3-D boxes of f16 and bf16 grids (issue 24;
+// CudaCorePlan::tensorPlane), on the plane kernel's structure
+// (PlaneKernelEmitter.cpp): a block owns 64 columns (axis 2) by kT1 rows
+// (axis 1) of outputs over a segment of kT0 planes (axis 0), and streams the
+// input planes of the segment and kR0 on either side through two
+// shared-memory buffers. The matrix products carry the sum:
+//
+//   out[z, y, x0 + m] = sum_{dz, dy} sum_k W(dz, dy)[m][k] in[z + dz, y + dy,
+//   x0 - 8 + k]
+//
+// where W(dz, dy) is the 16 x 32 banded Toeplitz matrix of the row (dz, dy)
+// of weights: W[m][k] = w[dz][dy][k - 8 - m] for |k - 8 - m| <= kR2. Each
+// m16n8 block of a warp holds 16 columns by 8 rows of one output plane; B
+// (32 input columns by 8 rows) comes from the plane buffer by one
+// ldmatrix.x4 per (dy, block), and serves the 2 kR0 + 1 output planes the
+// input plane contributes to, each with its own A(dz, dy) read from a table
+// in shared memory that the block builds from Args::tw.
+//
+// mma.sp m16n8k32 (sptc) needs 2:4 sparsity along K, which a band of
+// 2 r + 1 consecutive columns breaks. Lanes with odd t therefore rotate
+// their four B registers by one (register j holds the natural chunk of
+// columns 8 ((j + 1) % 4) ..): hardware group i = 2 r + s then holds the
+// columns {8 r + 4 s, +1} and {8 ((r + 1) % 4) + 4 s + 2, +3}, pairs 10
+// columns apart, so any window of at most 9 consecutive columns (r <= 4)
+// meets each group at most twice. A is compressed along that order, and its
+// metadata, which depends only on the band, is the same for every (dz, dy).
+// mma.sync (tc) multiplies the dense W with the two halves of the same B.
+//
+// Boundaries: a chunk of 8 columns of a plane row whose points lie in the
+// domain loads as one 16-byte read; any other goes point by point through
+// gread_<grid>, so every boundary kind works. Columns outside the band of
+// every output are zero in shared memory (a zero weight times a NaN would
+// not be zero). Outputs in a fixed band keep their old value.
+//
+//===----------------------------------------------------------------------===//
+
+#include "StencilEmitter.h"
+
+using namespace stencilc;
+
+static int tapIndex(const CudaCorePlan &plan, int dz, int dy, int dx) {
+  const int dys = 2 * plan.radius[1] + 1, dxs = 2 * plan.radius[2] + 1;
+  return ((dz + plan.radius[0]) * dys + dy + plan.radius[1]) * dxs + dx +
+         plan.radius[2];
+}
+
+void StencilEmitter::emitTensorPlaneConstants() {
+  const bool sparse = plan.tensorPlane == 2;
+  out.line("constexpr int kNB = {}; // m16n8 blocks a warp owns along axis 1 "
+           "(8 rows each)",
+           plan.planeBlocks);
+  out.line("constexpr int kQ = 2 * kR0 + 1, kDY = 2 * kR1 + 1, kDX = 2 * kR2 "
+           "+ 1;");
+  out.line("constexpr int kTaps = kQ * kDY * kDX;");
+  out.line("// A words per lane and (dz, dy): {}.",
+           sparse ? "one mma.sp m16n8k32's compressed A"
+                  : "two mma.sync m16n8k16's A");
+  out.line("constexpr int kAWords = {};", sparse ? 4 : 8);
+  out.line("constexpr int kAEntries = kQ * kDY;");
+  out.line("constexpr int kB1 = kT1 + 2 * kR1; // rows of a plane's box");
+  out.line("constexpr int kCols = kT2 + 16; // its columns: 8 either side");
+  out.line("// Row pitch: an odd number of 16-byte chunks, so the 8 rows of an "
+           "ldmatrix\n// matrix fall on distinct banks.");
+  out.line("constexpr int kP = 88;");
+  out.line("constexpr int kPlane = kB1 * kP;");
+  out.line("constexpr int kChunks = kB1 * kCols / 8; // 16-byte chunks of a "
+           "plane");
+  out.line("constexpr int kLoads = (kChunks + kThreads - 1) / kThreads;");
+  out.line("constexpr size_t kATableBytes = size_t(kAEntries) * 32 * kAWords "
+           "* 4;");
+  out.line("constexpr size_t kSmemBytes = kATableBytes + 2 * size_t(kPlane) * "
+           "sizeof(Elem);");
+  out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
+           plan.sharedBytes);
+  out.line("static_assert(kThreads == 256 && kT2 == 64 && kT1 == 16 * kNB, "
+           "\"8 warps of 16 x 8 kNB outputs\");");
+  out.line("static_assert(kP >= kCols && kP / 8 % 2 == 1 && kR2 <= 4, \"the "
+           "pitch and the band\");");
+  out.blank();
+}
+
+void StencilEmitter::emitTensorPlaneWeights() {
+  const int g = updated.front();
+  const Update &u = *s.updateOf(g);
+  const size_t ui = static_cast<size_t>(&u - s.updates.data());
+  out.line("/// The weights of the (dz, dy, dx) taps, dx fastest, rounded to "
+           "Elem keeping their\n/// sum (roundWeights): bits for the kernel "
+           "(Args::tw), values for the bound.");
+  auto fn = out.scope("[[maybe_unused]] void sc_tp_weights([[maybe_unused]] "
+                      "const Args &a, unsigned short *bits, double *values)");
+  out.line("double sc_w[kTaps] = {{}};");
+  const std::vector<Tap> &taps = u.linear->taps;
+  for (size_t k = 0; k < taps.size(); ++k) {
+    const TapWeight &tw = weights[ui][k];
+    out.line(
+        "sc_w[{}] = {};",
+        tapIndex(plan, taps[k].offset[0], taps[k].offset[1], taps[k].offset[2]),
+        tw.slot >= 0
+            ? "static_cast<double>(a.w[" + std::to_string(tw.slot) + "])"
+            : literal(tw.value, false));
+  }
+  out.line("stencilc::rt::roundWeights(sc_w, nullptr, kTaps, [](double x) {{ "
+           "return static_cast<double>(stencilc::rt::Convert<float>::from("
+           "stencilc::rt::Convert<Elem>::from(x))); }});");
+  out.line("for (int k = 0; k < kTaps; ++k) {{");
+  out.line("  const Elem e = stencilc::rt::Convert<Elem>::from(sc_w[k]);");
+  out.line("  if (bits)\n    __builtin_memcpy(&bits[k], &e, 2);");
+  out.line("  if (values)\n    values[k] = sc_w[k];");
+  out.line("}}");
+}
+
+void StencilEmitter::emitTensorPlaneBound() {
+  const bool sparse = plan.tensorPlane == 2;
+  const int entries = (2 * plan.radius[0] + 1) * (2 * plan.radius[1] + 1);
+  out.line("static constexpr bool kTensorCore = true;");
+  out.line("/// f16 and bf16 grid values are exact operands; the weights are "
+           "rounded to them.");
+  out.line("static constexpr double kOperandRoundoff = 0.0, kOperandUnderflow "
+           "= 0.0;");
+  out.line("/// Products the tensor cores add into one output, zeros of the "
+           "band included.");
+  out.line("static constexpr int kTensorTaps = {};",
+           entries * (sparse ? 16 : 32));
+  out.line("static constexpr bool kCentred = false;");
+  const LinearForm &lf = *s.updateOf(updated.front())->linear;
+  out.line("static constexpr int kBaseTaps = {};", lf.taps.size());
+  out.line("static constexpr int kTcRowTapCount = kTaps;");
+  auto fn = out.scope("static void tcRowTaps(long long (*off)[3], double *c)");
+  out.line("Args sc_args{{}};");
+  if (runtimeWeights > 0) {
+    if (!s.params.empty())
+      out.line("const Params params;");
+    emitRuntimeWeights();
+  }
+  out.line("sc_tp_weights(sc_args, nullptr, c);");
+  out.line("for (int k = 0; k < kTaps; ++k) {{\n  off[k][0] = k / (kDY * kDX) "
+           "- kR0;\n  off[k][1] = k / kDX % kDY - kR1;\n  off[k][2] = k % kDX "
+           "- kR2;\n}}");
+}
+
+void StencilEmitter::emitTensorPlaneKernel() {
+  const int g = updated.front();
+  // The fixed band's test along axis a of coordinate `c` (frozenCondition's
+  // terms of that axis), or false.
+  auto axisFrozen = [&](int a, const std::string &c) {
+    const Grid &gr = s.grids[g];
+    const Update *up = s.updateOf(g);
+    std::string cond;
+    if (gr.boundary[a].side[0].kind == BoundaryKind::Fixed)
+      cond = c + " < " + std::to_string(up->reachLo[a]);
+    if (gr.boundary[a].side[1].kind == BoundaryKind::Fixed)
+      cond += (cond.empty() ? "" : " || ") + c + " >= a.n" + std::to_string(a) +
+              " - " + std::to_string(up->reachHi[a]);
+    return cond.empty() ? std::string("false") : "(" + cond + ")";
+  };
+  const Grid &grid = s.grids[g];
+  const Update &u = *s.updateOf(g);
+  const bool sparse = plan.tensorPlane == 2;
+  const std::string n = grid.name;
+  const std::string ty = s.elemType == ElemType::BF16 ? "bf16" : "f16";
+
+  emitTensorPlaneWeights();
+  out.blank();
+  out.line("/// Whether row m of W has a weight at window column c.");
+  out.line("STENCILC_HD bool sc_tp_band(int m, int c) {{ return c - 8 - m >= "
+           "-kR2 && c - 8 - m <= kR2; }}");
+  if (sparse) {
+    out.line("/// The window column (0 .. 31, input column x0 - 8 + column) at "
+             "position p of 2:4\n/// group i, in the order the rotated B "
+             "registers hold them.");
+    out.line(
+        "STENCILC_HD int sc_tp_col(int i, int p) {{ return 4 * (i % 2) + p "
+        "+ 8 * (p < 2 ? i / 2 : (i / 2 + 1) % 4); }}");
+    {
+      out.line("/// The two positions (p0 < p1) group i stores for row m: its "
+               "band columns,\n/// padded with zeros to a pair.");
+      auto fn = out.scope(
+          "STENCILC_HD void sc_tp_pair(int m, int i, int &p0, int &p1)");
+      out.line("p0 = p1 = -1;");
+      out.line("for (int p = 0; p < 4; ++p)\n  if (sc_tp_band(m, sc_tp_col(i, "
+               "p))) {{\n    if (p0 < 0)\n      p0 = p;\n    else\n      p1 = "
+               "p;\n  }}");
+      out.line(
+          "if (p0 < 0) {{\n  p0 = 0;\n  p1 = 1;\n}} else if (p1 < 0) {{\n  "
+          "p1 = p0 == 3 ? 3 : p0 + 1;\n  p0 = p0 == 3 ? 2 : p0;\n}}");
+    }
+  }
+  {
+    out.line("/// Bits of row m of W(q, dy) at window column c (0 outside the "
+             "band).");
+    auto fn = out.scope("STENCILC_HD unsigned sc_tp_w(const unsigned short "
+                        "*tw, int q, int dy, int m, int c)");
+    out.line("return sc_tp_band(m, c) ? tw[((2 * kR0 - q) * kDY + dy) * kDX + "
+             "c - 8 - m + kR2] : 0u;");
+  }
+  {
+    out.line(
+        "/// Word e of the A table: entry (q, dy) = e / (128 kAWords / 4), "
+        "then per 4 words\n/// 32 lanes of 16 bytes, so a warp reads "
+        "them as one conflict-free 512-byte row.");
+    auto fn = out.scope(
+        "STENCILC_HD unsigned sc_tp_aword(const unsigned short *tw, int e)");
+    out.line("const int lane = e / 4 % 32, g = lane / 4, t = lane % 4;");
+    out.line("const int j = e / 128 % (kAWords / 4) * 4 + e % 4, ent = e / "
+             "(32 * kAWords);");
+    out.line("const int q = ent / kDY, dy = ent % kDY;");
+    if (sparse) {
+      out.line("// Compressed A of m16n8k32: register j holds row g + 8 (j & "
+               "1), group t + 4 (j >> 1).");
+      out.line("const int m = g + 8 * (j & 1), i = t + 4 * (j >> 1);");
+      out.line("int p0, p1;\nsc_tp_pair(m, i, p0, p1);");
+      out.line("return sc_tp_w(tw, q, dy, m, sc_tp_col(i, p0)) | "
+               "sc_tp_w(tw, q, dy, m, sc_tp_col(i, p1)) << 16;");
+    } else {
+      out.line("// A of m16n8k16 number j / 4 (window columns 16 (j / 4) ..): "
+               "register j % 4 holds\n// row g + 8 (j & 1), columns 2t, 2t + "
+               "1 (+ 8 for j % 4 >= 2).");
+      out.line("const int m = g + 8 * (j & 1), c = 16 * (j / 4) + 2 * t + 8 * "
+               "(j % 4 / 2);");
+      out.line("return sc_tp_w(tw, q, dy, m, c) | sc_tp_w(tw, q, dy, m, c + 1) "
+               "<< 16;");
+    }
+  }
+  out.blank();
+  out.line("// Unused: one step per pass, so the full kernel is the only one. "
+           "Args is a\n// __grid_constant__: sc_tp_aword indexes its weights "
+           "without a local copy.");
+  out.line("template <bool Full>");
+  out.line("__global__ void __launch_bounds__(kThreads, {}) {}_kernel(const "
+           "__grid_constant__ Args a) {{",
+           plan.minBlocks, s.name);
+  out.indent();
+  out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
+  out.line("unsigned *const sc_atab = reinterpret_cast<unsigned *>(sc_smem);");
+  out.line("Elem *const sc_buf = reinterpret_cast<Elem *>(sc_smem + "
+           "kATableBytes);");
+  emitTileOrigins();
+  out.line("const long long sc_s0 = sc_rest * kT0;");
+  out.line("// The tile's first column; its box starts 8 columns before.");
+  out.line("const long long sc_x0 = o2 + kR2;");
+  out.line("const int sc_lane = threadIdx.x % 32, sc_warp = threadIdx.x / 32;");
+  out.line("const int sc_g = sc_lane / 4, sc_t = sc_lane % 4;");
+  out.line("const int sc_wx = sc_warp % 4, sc_wy = sc_warp / 4;");
+  out.line("for (int e = threadIdx.x; e < kAEntries * 32 * kAWords; e += "
+           "kThreads)\n  sc_atab[e] = sc_tp_aword(a.tw, e);");
+  if (sparse) {
+    out.line("// Metadata (selector 0): lane 4g holds groups 0-3, lane 4g + 1 "
+             "groups 4-7; nibble j\n// covers row g + 8 (j >> 2), group j & "
+             "3. The same for every (dz, dy).");
+    out.line("unsigned sc_meta = 0;");
+    out.line("for (int j = 0; j < 8; ++j) {{\n  int p0, p1;\n  sc_tp_pair(sc_g "
+             "+ 8 * (j >> 2), (j & 3) + 4 * (sc_t & 1), p0, p1);\n  sc_meta "
+             "|= unsigned(p0 | p1 << 2) << (4 * j);\n}}");
+  }
+  // The linear form's constant starts every sum.
+  std::string start = "0.0f";
+  if (u.linear->constant >= 0) {
+    auto cName = [](int i) { return "c" + std::to_string(i); };
+    emitNodes(liveNodes({u.linear->constant}), /*forDevice=*/true, cName,
+              [](const Node &) { return std::string("0"); });
+    start = cName(u.linear->constant);
+  }
+  out.line("// sc_acc[q][b]: block b's partial sums of the output plane q "
+           "planes after the one\n// the current plane completes.");
+  out.line("float sc_acc[kQ][kNB][4];");
+  out.line("#pragma unroll\nfor (int q = 0; q < kQ; ++q)\n#pragma unroll\n  "
+           "for (int b = 0; b < kNB; ++b)\n#pragma unroll\n    for (int c = 0; "
+           "c < 4; ++c)\n      sc_acc[q][b][c] = {};",
+           start);
+  out.line("const bool sc_vec = a.n2 % 8 == 0 && reinterpret_cast<unsigned "
+           "long long>(a.in_{}) % 16 == 0;",
+           n);
+  {
+    out.line("// Plane q0's box into buffer dst: interior chunks of 8 columns "
+             "in the domain by\n// cp.async, the others (and the edge "
+             "chunks, whose columns outside the band are\n// zero) point by "
+             "point through the boundary rules.");
+    auto fn = out.scope("auto sc_load = [&](long long q0, Elem *dst)", "};");
+    out.line("#pragma unroll");
+    auto loop = out.scope("for (int k = 0; k < kLoads; ++k)");
+    out.line("const int ch = threadIdx.x + k * kThreads;");
+    out.line("if (kChunks % kThreads != 0 && ch >= kChunks)\n  continue;");
+    out.line("const int c8 = ch % (kCols / 8);");
+    out.line("const long long q1 = o1 + ch / (kCols / 8), q2 = sc_x0 - 8 + 8 * "
+             "c8;");
+    out.line("Elem *const d = dst + ch / (kCols / 8) * kP + 8 * c8;");
+    out.line("if (sc_vec && c8 > 0 && c8 < kCols / 8 - 1 && q0 >= 0 && q0 < "
+             "a.n0 && q1 >= 0 && q1 < a.n1 && q2 >= 0 && q2 + 8 <= a.n2) {{");
+    out.line("  stencilc::rt::copyAsync16(d, a.in_{} + (q0 * a.n1 + q1) * a.n2 "
+             "+ q2);",
+             n);
+    out.line("  continue;");
+    out.line("}}");
+    out.line("#pragma unroll");
+    out.line("for (int h = 0; h < 8; ++h) {{");
+    out.line("  const int col = 8 * c8 + h;");
+    out.line("  d[h] = col >= 8 - kR2 && col < 8 + kT2 + kR2 ? gread_{0}<Elem>("
+             "a.in_{0}, q0, q1, q2 + h, a.n0, a.n1, a.n2) : Elem(0.0f);",
+             n);
+    out.line("}}");
+  }
+  out.line("sc_load(sc_s0 - kH0, sc_buf);");
+  out.line("stencilc::rt::copyAsyncCommit();");
+  out.line("stencilc::rt::copyAsyncWait<0>();");
+  out.line("__syncthreads();");
+  if (!frozenCondition(g, "a.n").empty()) {
+    out.line("// The fixed band: bit 4 nb + c of sc_fzm for this lane's "
+             "outputs along axes 1\n// and 2, sc_fz0 per plane (the band is "
+             "a union of bands of each axis).");
+    out.line("unsigned sc_fzm = 0;");
+    out.line("for (int nb = 0; nb < kNB; ++nb)\n  for (int c = 0; c < 4; ++c) "
+             "{{");
+    out.line("    const long long g1 = o1 + kR1 + 8 * (kNB * sc_wy + nb) + 2 * "
+             "sc_t + (c & 1);");
+    out.line("    const long long g2 = sc_x0 + 16 * sc_wx + sc_g + 8 * (c >> "
+             "1);");
+    out.line("    sc_fzm |= unsigned({} || {}) << (4 * nb + c);",
+             axisFrozen(1, "g1"), axisFrozen(2, "g2"));
+    out.line("  }}");
+  }
+  out.line("// The segment's planes and kR0 on either side.");
+  out.line("const int sc_planes = static_cast<int>(min(static_cast<long long>"
+           "(kT0), a.n0 - sc_s0)) + 2 * kR0;");
+  out.line("// This lane's ldmatrix row: row lane % 8 of matrix lane / 8, the "
+           "window's columns\n// 8 (lane / 8) ..; block b's window starts at "
+           "box row 8 (kNB wy + b) + dy.");
+  out.line("const int sc_lrow = 8 * kNB * sc_wy + sc_lane % 8, sc_lcol = 16 * "
+           "sc_wx + 8 * (sc_lane / 8);");
+  {
+    auto loop = out.scope("for (int sc_p = 0; sc_p < sc_planes; ++sc_p)");
+    out.line("const bool sc_more = sc_p + 1 < sc_planes;");
+    if (!frozenCondition(g, "a.n").empty())
+      out.line("const long long sc_z = sc_s0 + sc_p - 2 * kR0;\nconst bool "
+               "sc_fz0 = {};",
+               axisFrozen(0, "sc_z"));
+    out.line("// The next plane goes into the other buffer, free since the "
+             "last barrier.");
+    out.line("if (sc_more)\n  sc_load(sc_s0 - kH0 + sc_p + 1, sc_buf + "
+             "((sc_p + 1) & 1) * kPlane);");
+    out.line("stencilc::rt::copyAsyncCommit();");
+    out.line("const Elem *const sc_src = sc_buf + (sc_p & 1) * kPlane + "
+             "sc_lrow * kP + sc_lcol;");
+    out.line("#pragma unroll 1");
+    {
+      auto dyLoop = out.scope("for (int dy = 0; dy < kDY; ++dy)");
+      out.line("unsigned b[kNB][4];");
+      out.line("#pragma unroll");
+      out.line("for (int nb = 0; nb < kNB; ++nb) {{");
+      out.line("  unsigned l[4];");
+      out.line("  stencilc::rt::tc::ldmatrix_x4(l, sc_src + (dy + 8 * nb) * "
+               "kP);");
+      if (sparse) {
+        out.line("  // Odd t: register j holds chunk (j + 1) % 4 (the 2:4 "
+                 "order of the band).");
+        out.line("  const bool odd = sc_t & 1;");
+        out.line("#pragma unroll");
+        out.line("  for (int j = 0; j < 4; ++j)\n    b[nb][j] = odd ? l[(j + "
+                 "1) & 3] : l[j];");
+      } else {
+        out.line("#pragma unroll");
+        out.line("  for (int j = 0; j < 4; ++j)\n    b[nb][j] = l[j];");
+      }
+      out.line("}}");
+      out.line("#pragma unroll");
+      auto qLoop = out.scope("for (int q = 0; q < kQ; ++q)");
+      out.line("const unsigned *const sc_a = sc_atab + (q * kDY + dy) * 32 * "
+               "kAWords + 4 * sc_lane;");
+      out.line("const uint4 sc_a0 = *reinterpret_cast<const uint4 *>(sc_a);");
+      out.line("const unsigned a0[4] = {{sc_a0.x, sc_a0.y, sc_a0.z, "
+               "sc_a0.w}};");
+      if (!sparse) {
+        out.line("const uint4 sc_a1 = *reinterpret_cast<const uint4 *>(sc_a + "
+                 "128);");
+        out.line("const unsigned a1[4] = {{sc_a1.x, sc_a1.y, sc_a1.z, "
+                 "sc_a1.w}};");
+      }
+      out.line("#pragma unroll");
+      out.line("for (int nb = 0; nb < kNB; ++nb) {{");
+      if (sparse) {
+        out.line("  stencilc::rt::tc::mma_sp_m16n8k32_{}<0>(sc_acc[q][nb], a0, "
+                 "b[nb], sc_meta);",
+                 ty);
+      } else {
+        out.line("  const unsigned b0[2] = {{b[nb][0], b[nb][1]}}, b1[2] = "
+                 "{{b[nb][2], b[nb][3]}};");
+        out.line("  stencilc::rt::tc::mma_m16n8k16_{}(sc_acc[q][nb], a0, b0);",
+                 ty);
+        out.line("  stencilc::rt::tc::mma_m16n8k16_{}(sc_acc[q][nb], a1, b1);",
+                 ty);
+      }
+      out.line("}}");
+    }
+    out.line("// This plane completed output plane sc_s0 + sc_p - 2 kR0: "
+             "c_i of block b is column\n// x0 + g + 8 (i >> 1), row y0 + 8 b + "
+             "2t + (i & 1).");
+    {
+      auto store = out.scope("if (sc_p >= 2 * kR0)");
+      out.line("// Coordinates in int: fewer registers beside the sums.");
+      out.line("const int g0 = static_cast<int>(sc_s0) + sc_p - 2 * kR0;");
+      out.line("const int sc_n1 = static_cast<int>(a.n1), sc_n2 = "
+               "static_cast<int>(a.n2);");
+      out.line("#pragma unroll");
+      out.line("for (int nb = 0; nb < kNB; ++nb)");
+      out.line("#pragma unroll");
+      auto cl = out.scope("  for (int c = 0; c < 4; ++c)");
+      out.line("const int g2 = static_cast<int>(sc_x0) + 16 * sc_wx + sc_g + "
+               "8 * (c >> 1);");
+      out.line("const int g1 = static_cast<int>(o1) + kR1 + 8 * (kNB * sc_wy + "
+               "nb) + 2 * sc_t + (c & 1);");
+      out.line("if (g1 >= sc_n1 || g2 >= sc_n2)\n  continue;");
+      out.line("const long long sc_o = (g0 * a.n1 + g1) * a.n2 + g2;");
+      out.line("a.out_{}[sc_o] = stencilc::rt::Convert<Elem>::from("
+               "sc_acc[0][nb][c]);",
+               n);
+    }
+    if (!frozenCondition(g, "a.n").empty()) {
+      out.line("// Outputs in the fixed band keep their value: rewritten "
+               "apart, which spared\n// ptxas the spills of a select in the "
+               "loop above.");
+      auto fz = out.scope("if (sc_p >= 2 * kR0 && (sc_fz0 || sc_fzm))");
+      out.line("#pragma unroll 1");
+      auto cl = out.scope("for (int k = 0; k < 4 * kNB; ++k)");
+      out.line("const int g2 = static_cast<int>(sc_x0) + 16 * sc_wx + sc_g + "
+               "8 * (k % 4 >> 1);");
+      out.line("const int g1 = static_cast<int>(o1) + kR1 + 8 * (kNB * sc_wy + "
+               "k / 4) + 2 * sc_t + (k & 1);");
+      out.line("if (g1 < a.n1 && g2 < a.n2 && (sc_fz0 || sc_fzm >> k & 1u))");
+      out.line("  a.out_{0}[(sc_z * a.n1 + g1) * a.n2 + g2] = a.in_{0}[(sc_z * "
+               "a.n1 + g1) * a.n2 + g2];",
+               n);
+    }
+    out.line("#pragma unroll\nfor (int q = 0; q < kQ; ++q)\n#pragma unroll\n  "
+             "for (int b = 0; b < kNB; ++b)\n#pragma unroll\n    for (int c = "
+             "0; c < 4; ++c)\n      sc_acc[q][b][c] = q + 1 < kQ ? sc_acc[q + "
+             "1][b][c] : {};",
+             start);
+    out.line("stencilc::rt::copyAsyncWait<0>();");
+    out.line("__syncthreads();");
+  }
+  out.dedent();
+  out.line("}}");
+  out.blank();
+}
