@@ -182,6 +182,13 @@ cl::opt<std::string> explainOpt(
              "(or, for a .tsv name, the table as tab-separated values). "
              "Without -o nothing else is written"));
 
+cl::opt<bool> tensorPlaneOpt(
+    "tensor-plane",
+    cl::desc("Run 3-D boxes of f16/bf16 grids on the tensor-core plane kernel "
+             "(--target=tc|sptc|auto; experimental: checked by the CPU "
+             "emulation, not yet on a GPU)"),
+    cl::cat(modelCat));
+
 cl::opt<bool> tuneOpt(
     "tune", cl::cat(modelCat),
     cl::desc("Measure instead of predicting: build and run every candidate "
@@ -548,7 +555,9 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   // 3-D boxes of f16 and bf16 grids run on the tensor-core plane kernel
   // (CodeGen/TensorPlaneEmitter.cpp) at one step per pass, unless a layout
   // or a deeper fusion asks for the matrix program.
-  const bool tensorPlane = tensor && mo.target && tensorPlaneApplies(s) &&
+  mo.tensorPlane = tensorPlaneOpt;
+  const bool tensorPlane = tensorPlaneOpt && tensor && mo.target &&
+                           tensorPlaneApplies(s) &&
                            !req.layout && !req.morph &&
                            (!steps || *steps <= 1) && !req.distributed;
   if (tensorPlane) {

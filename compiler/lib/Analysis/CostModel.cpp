@@ -49,7 +49,9 @@ bool stencilc::splitsOperands(ElemType type, Precision policy) {
 
 std::vector<std::string> Strategy::flags() const {
   std::vector<std::string> f{"--target=" + targetName(target).str()};
-  if (target != Target::CudaCore && !plane)
+  if (plane)
+    f.push_back("--tensor-plane");
+  else if (target != Target::CudaCore)
     f.push_back(std::string("--layout=") + layoutWord(layout));
   f.push_back("--fuse=" + std::to_string(steps));
   if (target != Target::CudaCore && layout == MatrixLayout::Morph)
@@ -643,7 +645,8 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
   }
   // The plane kernel of 3-D boxes, where it applies. An explicit tc or sptc
   // without --layout gets it alone, as stencilc generates it then.
-  const bool plane = linear && tensorPlaneApplies(s) && !o.layout &&
+  const bool plane = o.tensorPlane && linear && tensorPlaneApplies(s) &&
+                     !o.layout &&
                      (!o.steps || *o.steps == 1) && !o.distributed;
   for (Target target : {Target::TensorCore, Target::SparseTensorCore}) {
     if (!linear || (o.target && *o.target != target))

@@ -130,6 +130,9 @@ struct CostModelOptions {
   /// stencilc --distributed: the CUDA-core plans are planCudaCore's under
   /// `distributed` (no plane kernel).
   bool distributed = false;
+  /// stencilc --tensor-plane: the tensor-core plane kernel of 3-D f16/bf16
+  /// boxes is a candidate (opt-in until it has run on a GPU).
+  bool tensorPlane = false;
   /// Bounds on the layout search that picks each tensor-core layout's
   /// depth and (r1, r2): LayoutSearchOptions' maxSteps (0: every depth
   /// with t * r <= 8) and maxR. The fuzzer lowers them so that an input
