@@ -187,7 +187,7 @@ cl::opt<bool> tensorPlaneOpt(
     cl::desc("Run 3-D boxes of f16/bf16 grids on the tensor-core plane kernel "
              "(--target=tc|sptc|auto; experimental: checked by the CPU "
              "emulation, not yet on a GPU)"),
-    cl::cat(modelCat));
+    cl::cat(codegenCat));
 
 cl::opt<bool> tuneOpt(
     "tune", cl::cat(modelCat),
