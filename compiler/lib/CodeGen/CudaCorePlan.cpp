@@ -180,6 +180,28 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   return p;
 }
 
+/// The plan the plane-walking kernels share (the plane kernel, the star
+/// kernel): one step per pass, 128 planes a segment by 32 x 32 outputs of
+/// axes 1 and 2, each thread owning 4 outputs along axis 1 (f64: 2, on a
+/// 16-row tile), 256 threads. A warp spans 32 outputs of the contiguous
+/// axis, so its loads and shared-memory reads are whole lines.
+static CudaCorePlan planeWalk(const Stencil &s, const CudaCorePlan &base) {
+  CudaCorePlan p;
+  p.fuse = 1;
+  p.fuseFromModel = base.fuseFromModel;
+  p.numUpdated = base.numUpdated;
+  p.radius = base.radius;
+  p.plane = true;
+  p.planeRows = 4;
+  p.tile = {128, 32, 32};
+  if (s.elemType == ElemType::F64) {
+    p.planeRows = 2;
+    p.tile[1] = 16;
+  }
+  p.threads = p.tile[1] / p.planeRows * p.tile[2];
+  return p;
+}
+
 /// The plane kernel, where it pays: a linear 3-D update of one grid with a
 /// radius of 2 to 4 along every axis, at one step per pass, on the shapes
 /// the rules choose (not a --tile), in f32 or f64. Wide boxes are bound by
@@ -201,27 +223,13 @@ static std::optional<CudaCorePlan> planPlane(const Stencil &s,
   for (int a = 0; a < s.dims; ++a)
     if (base.radius[a] < 2 || base.radius[a] > 4)
       return std::nullopt;
-  CudaCorePlan p;
-  p.fuse = 1;
-  p.fuseFromModel = base.fuseFromModel;
-  p.numUpdated = base.numUpdated;
-  p.radius = base.radius;
-  p.plane = true;
-  // A warp spans 32 outputs of the contiguous axis, so its shared-memory
-  // reads are consecutive; each thread owns 4 outputs along axis 1, which
-  // share each value it reads (4 + 2 r rows for 4 outputs), and 2 r0 + 1
-  // partial sums of each: 20 to 36 accumulators for r = 2 .. 4. Segments
-  // of 128 planes spend (128 + 2 r0) / 128 of the FMAs on the planes
-  // before and after the segment.
-  p.planeRows = 4;
-  p.tile = {128, 32, 32};
-  // f64 sums take two registers each: 4 rows spilled at 128 registers
-  // from r = 2 (and at 255 from r = 3, sm_90), 2 rows fit.
-  if (s.elemType == ElemType::F64) {
-    p.planeRows = 2;
-    p.tile[1] = 16;
-  }
-  p.threads = p.tile[1] / p.planeRows * p.tile[2];
+  // Each thread's 4 outputs along axis 1 share each value it reads (4 + 2 r
+  // rows for 4 outputs), with 2 r0 + 1 partial sums of each: 20 to 36
+  // accumulators for r = 2 .. 4. Segments of 128 planes spend (128 + 2 r0)
+  // / 128 of the FMAs on the planes before and after the segment. f64 sums
+  // take two registers each: 4 rows spilled at 128 registers from r = 2
+  // (and at 255 from r = 3, sm_90), 2 rows fit.
+  CudaCorePlan p = planeWalk(s, base);
   // Registers for two blocks of 256 threads an SM (128 a thread). ptxas
   // for sm_90 builds f64 literals in registers: box3d4r f64 spilled 232
   // bytes at 128 and fits in 252 at one block an SM (8 warps, each with
@@ -256,26 +264,12 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
     if (axes > 1)
       return std::nullopt;
   }
-  CudaCorePlan p;
-  p.fuse = 1;
-  p.fuseFromModel = base.fuseFromModel;
-  p.numUpdated = base.numUpdated;
-  p.radius = base.radius;
-  p.plane = true;
+  // Each thread's 4 outputs along axis 1 have column taps that share
+  // 4 + 2 r1 values (2 r1 of them from shared memory, the rest from the
+  // queues' centres). Segments of 128 planes read 2 r0 halo planes more
+  // (3-6% at r = 2 .. 4) and give 1,024 blocks at 512^3.
+  CudaCorePlan p = planeWalk(s, base);
   p.star = true;
-  // A warp spans 32 outputs of the contiguous axis, so its loads and
-  // shared-memory reads are whole lines; each thread owns 4 outputs along
-  // axis 1, whose column taps share 4 + 2 r1 values (2 r1 of them from
-  // shared memory, the rest from the queues' centres). Segments of 128
-  // planes read 2 r0 halo planes more (3-6% at r = 2 .. 4) and give 1,024
-  // blocks at 512^3.
-  p.planeRows = 4;
-  p.tile = {128, 32, 32};
-  if (s.elemType == ElemType::F64) {
-    p.planeRows = 2;
-    p.tile[1] = 16;
-  }
-  p.threads = p.tile[1] / p.planeRows * p.tile[2];
   // Three blocks of 256 threads an SM (80 registers a thread, ptxas for
   // sm_90): more warps in flight for DRAM latency than the plane kernel's
   // two. The queues take 4 (2 r0 + 1) registers (f64: 2 rows of two), and

@@ -57,7 +57,6 @@ void StencilEmitter::emitPlaneKernel() {
   const size_t ui = static_cast<size_t>(&u - s.updates.data());
   const int r0 = plan.radius[0], r1 = plan.radius[1], r2 = plan.radius[2];
   const int Q = 2 * r0 + 1, RY = plan.planeRows;
-  const std::string zero = compFloat ? "0.0f" : "0.0";
   const std::string n = grid.name;
 
   out.line("// Unused: one step per pass, so the full kernel is the only one.");
@@ -115,25 +114,8 @@ void StencilEmitter::emitPlaneKernel() {
     out.line("    dst[e] = v[k];");
     out.line("}}");
   }
-  // The weights: literals, or the host's rounding in Args::w.
-  out.line("// The weights (planWeights: rounded keeping the sum, "
-           "docs/language.md §6.4).");
   std::map<std::array<int, 3>, std::string> w;
-  const std::vector<Tap> &taps = u.linear->taps;
-  for (size_t k = 0; k < taps.size(); ++k) {
-    const TapWeight &tw = weights[ui][k];
-    w[{taps[k].offset[0], taps[k].offset[1], taps[k].offset[2]}] =
-        tw.slot >= 0 ? "a.w[" + std::to_string(tw.slot) + "]"
-                     : literal(tw.value, compFloat);
-  }
-  // The linear form's constant starts every sum.
-  std::string start = zero;
-  if (u.linear->constant >= 0) {
-    auto cName = [](int i) { return "c" + std::to_string(i); };
-    emitNodes(liveNodes({u.linear->constant}), /*forDevice=*/true, cName,
-              [](const Node &) { return std::string("0"); });
-    start = cName(u.linear->constant);
-  }
+  const std::string start = emitPlaneWeights(u, ui, w);
   auto acc = [](int q, int i) {
     return "sc_a" + std::to_string(q) + "_" + std::to_string(i);
   };
@@ -210,4 +192,25 @@ void StencilEmitter::emitPlaneKernel() {
   out.dedent();
   out.line("}}");
   out.blank();
+}
+
+std::string StencilEmitter::emitPlaneWeights(
+    const Update &u, size_t ui, std::map<std::array<int, 3>, std::string> &w) {
+  // The weights: literals, or the host's rounding in Args::w.
+  out.line("// The weights (planWeights: rounded keeping the sum, "
+           "docs/language.md §6.4).");
+  const std::vector<Tap> &taps = u.linear->taps;
+  for (size_t k = 0; k < taps.size(); ++k) {
+    const TapWeight &tw = weights[ui][k];
+    w[{taps[k].offset[0], taps[k].offset[1], taps[k].offset[2]}] =
+        tw.slot >= 0 ? "a.w[" + std::to_string(tw.slot) + "]"
+                     : literal(tw.value, compFloat);
+  }
+  // The linear form's constant starts every sum.
+  if (u.linear->constant < 0)
+    return compFloat ? "0.0f" : "0.0";
+  auto cName = [](int i) { return "c" + std::to_string(i); };
+  emitNodes(liveNodes({u.linear->constant}), /*forDevice=*/true, cName,
+            [](const Node &) { return std::string("0"); });
+  return cName(u.linear->constant);
 }

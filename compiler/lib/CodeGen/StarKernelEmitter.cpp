@@ -59,7 +59,6 @@ void StencilEmitter::emitStarKernel() {
   const size_t ui = static_cast<size_t>(&u - s.updates.data());
   const int r0 = plan.radius[0];
   const int Q = 2 * r0 + 1, RY = plan.planeRows;
-  const std::string zero = compFloat ? "0.0f" : "0.0";
   const std::string n = grid.name;
 
   out.line("// Unused: one step per pass, so the full kernel is the only one.");
@@ -157,24 +156,8 @@ void StencilEmitter::emitStarKernel() {
              "kHalo)");
     out.line("    dst[sc_hs[k]] = h[k];");
   }
-  // The weights: literals, or the host's rounding in Args::w.
-  out.line("// The weights (planWeights: rounded keeping the sum, "
-           "docs/language.md §6.4).");
   std::map<std::array<int, 3>, std::string> w;
-  const std::vector<Tap> &taps = u.linear->taps;
-  for (size_t k = 0; k < taps.size(); ++k) {
-    const TapWeight &tw = weights[ui][k];
-    w[{taps[k].offset[0], taps[k].offset[1], taps[k].offset[2]}] =
-        tw.slot >= 0 ? "a.w[" + std::to_string(tw.slot) + "]"
-                     : literal(tw.value, compFloat);
-  }
-  std::string start = zero;
-  if (u.linear->constant >= 0) {
-    auto cName = [](int i) { return "c" + std::to_string(i); };
-    emitNodes(liveNodes({u.linear->constant}), /*forDevice=*/true, cName,
-              [](const Node &) { return std::string("0"); });
-    start = cName(u.linear->constant);
-  }
+  const std::string start = emitPlaneWeights(u, ui, w);
   // sc_q<slot>_<i>: row i's queue; at copy c of the unrolled loop, the value
   // of plane g0 + d sits in slot (d + kR0 + c) % kQ.
   auto q = [&](int d, int cc, int i) {

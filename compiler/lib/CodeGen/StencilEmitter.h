@@ -219,6 +219,11 @@ private:
   /// The register-queue star kernel (StarKernelEmitter.cpp), a kind of
   /// plane kernel (plan.star): its constants, the kernel, and one copy of
   /// its plane loop.
+  /// The weights of update `u` (index `ui`) by tap offset, as literals or
+  /// the host's rounding in Args::w, into `w`; emits the linear form's
+  /// constant and returns the expression every sum starts from.
+  std::string emitPlaneWeights(const Update &u, size_t ui,
+                               std::map<std::array<int, 3>, std::string> &w);
   void emitStarConstants();
   void emitStarKernel();
   void emitStarPlane(int copy,
