@@ -180,18 +180,25 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   return p;
 }
 
-/// The plan the plane-walking kernels share (the plane kernel, the star
-/// kernel): one step per pass, 128 planes a segment by 32 x 32 outputs of
-/// axes 1 and 2, each thread owning 4 outputs along axis 1 (f64: 2, on a
-/// 16-row tile), 256 threads. A warp spans 32 outputs of the contiguous
-/// axis, so its loads and shared-memory reads are whole lines.
-static CudaCorePlan planeWalk(const Stencil &s, const CudaCorePlan &base) {
+/// What every kernel that walks planes along axis 0 keeps of `base` (the
+/// plane, star and tensor-core plane kernels): one step per pass.
+static CudaCorePlan planeBase(const CudaCorePlan &base) {
   CudaCorePlan p;
   p.fuse = 1;
   p.fuseFromModel = base.fuseFromModel;
   p.numUpdated = base.numUpdated;
   p.radius = base.radius;
   p.plane = true;
+  return p;
+}
+
+/// The plan the plane-walking kernels share (the plane kernel, the star
+/// kernel): one step per pass, 128 planes a segment by 32 x 32 outputs of
+/// axes 1 and 2, each thread owning 4 outputs along axis 1 (f64: 2, on a
+/// 16-row tile), 256 threads. A warp spans 32 outputs of the contiguous
+/// axis, so its loads and shared-memory reads are whole lines.
+static CudaCorePlan planeWalk(const Stencil &s, const CudaCorePlan &base) {
+  CudaCorePlan p = planeBase(base);
   p.planeRows = 4;
   p.tile = {128, 32, 32};
   if (s.elemType == ElemType::F64) {
@@ -307,12 +314,7 @@ bool stencilc::tensorPlaneApplies(const Stencil &s) {
 /// at radius 1 with 4 blocks, 44 at radius 2 with 3).
 static std::optional<CudaCorePlan>
 planTensorPlane(const Stencil &s, const CudaCorePlan &base, GpuArch arch) {
-  CudaCorePlan p;
-  p.fuse = 1;
-  p.fuseFromModel = base.fuseFromModel;
-  p.numUpdated = base.numUpdated;
-  p.radius = base.radius;
-  p.plane = true;
+  CudaCorePlan p = planeBase(base);
   p.tensorPlane = s.hints.tensorPlane;
   p.planeBlocks = base.radius[0] <= 1 ? 3 : 2;
   p.tile = {128, 16 * p.planeBlocks, 64};

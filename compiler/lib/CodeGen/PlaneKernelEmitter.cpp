@@ -59,29 +59,7 @@ void StencilEmitter::emitPlaneKernel() {
   const int Q = 2 * r0 + 1, RY = plan.planeRows;
   const std::string n = grid.name;
 
-  out.line("// Unused: one step per pass, so the full kernel is the only one.");
-  out.line("template <bool Full>");
-  out.line("__global__ void __launch_bounds__(kThreads, {}) {}_kernel(const "
-           "Args a) {{",
-           plan.minBlocks, s.name);
-  out.indent();
-  out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
-  out.line("Elem *const sc_buf = reinterpret_cast<Elem *>(sc_smem);");
-  out.line("// blockIdx.x numbers the tiles, the last axis fastest; o1, o2 "
-           "are the origins of");
-  out.line("// the planes' boxes, a segment of kT0 planes of axis 0 "
-           "starts at sc_s0.");
-  emitTileOrigins();
-  out.line("const long long sc_s0 = sc_rest * kT0;");
-  out.line("const int sc_tx = threadIdx.x % kT2, sc_ty = threadIdx.x / kT2 * "
-           "kRY;");
-  out.line("// Planes whose box lies inside the domain load without tests.");
-  out.line("const bool sc_inner = o1 >= 0 && o1 + kB1 <= a.n1 && o2 >= 0 && "
-           "o2 + kB2 <= a.n2;");
-  out.line("const long long sc_stride = a.n1 * a.n2;");
-  out.line("const Elem *const sc_box = a.in_{} + (sc_inner ? o1 * a.n2 + o2 "
-           ": 0);",
-           n);
+  emitPlaneKernelHead(n, "Elem");
   {
     auto fn =
         out.scope("auto sc_fetch = [&](long long q0, Elem (&v)[kLoads])", "};");
@@ -213,4 +191,31 @@ std::string StencilEmitter::emitPlaneWeights(
   emitNodes(liveNodes({u.linear->constant}), /*forDevice=*/true, cName,
             [](const Node &) { return std::string("0"); });
   return cName(u.linear->constant);
+}
+
+void StencilEmitter::emitPlaneKernelHead(const std::string &grid,
+                                         const std::string &bufType) {
+  out.line("// Unused: one step per pass, so the full kernel is the only one.");
+  out.line("template <bool Full>");
+  out.line("__global__ void __launch_bounds__(kThreads, {}) {}_kernel(const "
+           "Args a) {{",
+           plan.minBlocks, s.name);
+  out.indent();
+  out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
+  out.line("{0} *const sc_buf = reinterpret_cast<{0} *>(sc_smem);", bufType);
+  out.line("// blockIdx.x numbers the tiles, the last axis fastest; o1, o2 "
+           "are the origins of");
+  out.line("// the planes' boxes, a segment of kT0 planes of axis 0 "
+           "starts at sc_s0.");
+  emitTileOrigins();
+  out.line("const long long sc_s0 = sc_rest * kT0;");
+  out.line("const int sc_tx = threadIdx.x % kT2, sc_ty = threadIdx.x / kT2 * "
+           "kRY;");
+  out.line("// Planes whose box lies inside the domain load without tests.");
+  out.line("const bool sc_inner = o1 >= 0 && o1 + kB1 <= a.n1 && o2 >= 0 && "
+           "o2 + kB2 <= a.n2;");
+  out.line("const long long sc_stride = a.n1 * a.n2;");
+  out.line("const Elem *const sc_box = a.in_{} + (sc_inner ? o1 * a.n2 + o2 "
+           ": 0);",
+           grid);
 }

@@ -61,29 +61,7 @@ void StencilEmitter::emitStarKernel() {
   const int Q = 2 * r0 + 1, RY = plan.planeRows;
   const std::string n = grid.name;
 
-  out.line("// Unused: one step per pass, so the full kernel is the only one.");
-  out.line("template <bool Full>");
-  out.line("__global__ void __launch_bounds__(kThreads, {}) {}_kernel(const "
-           "Args a) {{",
-           plan.minBlocks, s.name);
-  out.indent();
-  out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
-  out.line("Comp *const sc_buf = reinterpret_cast<Comp *>(sc_smem);");
-  out.line("// blockIdx.x numbers the tiles, the last axis fastest; o1, o2 "
-           "are the origins of");
-  out.line("// the planes' boxes, a segment of kT0 planes of axis 0 "
-           "starts at sc_s0.");
-  emitTileOrigins();
-  out.line("const long long sc_s0 = sc_rest * kT0;");
-  out.line("const int sc_tx = threadIdx.x % kT2, sc_ty = threadIdx.x / kT2 * "
-           "kRY;");
-  out.line("// Planes whose box lies inside the domain load without tests.");
-  out.line("const bool sc_inner = o1 >= 0 && o1 + kB1 <= a.n1 && o2 >= 0 && "
-           "o2 + kB2 <= a.n2;");
-  out.line("const long long sc_stride = a.n1 * a.n2;");
-  out.line("const Elem *const sc_box = a.in_{} + (sc_inner ? o1 * a.n2 + o2 "
-           ": 0);",
-           n);
+  emitPlaneKernelHead(n, "Comp");
   out.line("// The box positions (row * kB2 + column) of this thread's halo "
            "elements.");
   out.line("int sc_hs[kHaloLoads];");

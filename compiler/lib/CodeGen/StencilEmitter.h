@@ -222,6 +222,10 @@ private:
   /// The weights of update `u` (index `ui`) by tap offset, as literals or
   /// the host's rounding in Args::w, into `w`; emits the linear form's
   /// constant and returns the expression every sum starts from.
+  /// The head of the plane-walking kernels (plane, star): the signature,
+  /// the shared buffer of `bufType`, the tile's origins, the thread's
+  /// position and whether the planes' box lies inside the domain.
+  void emitPlaneKernelHead(const std::string &grid, const std::string &bufType);
   std::string emitPlaneWeights(const Update &u, size_t ui,
                                std::map<std::array<int, 3>, std::string> &w);
   void emitStarConstants();
