@@ -277,6 +277,13 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   // (3-6% at r = 2 .. 4) and give 1,024 blocks at 512^3.
   CudaCorePlan p = planeWalk(s, base);
   p.star = true;
+  // Segments of 32 planes, not 128: 4,096 blocks at 512^3 instead of 1,024
+  // (2.6 waves of 396 on an H200), so the last wave's idle SMs cost less
+  // than the 2 r0 halo planes each segment reads again. Measured on an H200
+  // (docs/benchmarks.md, session 17): star3d1r-4r 239/222/178/163 ->
+  // 270/254/194/176 GStencils/s at 512^3; 16 planes gained on r = 1, 2
+  // and lost on r = 3, 4.
+  p.tile[0] = 32;
   // Three blocks of 256 threads an SM (80 registers a thread, ptxas for
   // sm_90): more warps in flight for DRAM latency than the plane kernel's
   // two. The queues take 4 (2 r0 + 1) registers (f64: 2 rows of two), and

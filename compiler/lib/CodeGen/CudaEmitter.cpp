@@ -452,21 +452,28 @@ void StencilEmitter::emitRuntimeWeights() {
 
 std::string StencilEmitter::frozenCondition(int g,
                                             const std::string &nPrefix) const {
-  const Grid &grid = s.grids[g];
-  const Update *u = s.updateOf(g);
   std::string cond;
   for (int a = 0; a < D; ++a) {
-    std::string n = nPrefix + std::to_string(a);
-    if (nPrefix == "n[")
-      n += "]";
-    std::string g = "g" + std::to_string(a);
-    if (grid.boundary[a].side[0].kind == BoundaryKind::Fixed)
-      cond += std::string(cond.empty() ? "" : " || ") + g + " < " +
-              std::to_string(u->reachLo[a]);
-    if (grid.boundary[a].side[1].kind == BoundaryKind::Fixed)
-      cond += std::string(cond.empty() ? "" : " || ") + g + " >= " + n + " - " +
-              std::to_string(u->reachHi[a]);
+    std::string c = frozenAxisCondition(g, a, "g" + std::to_string(a), nPrefix);
+    if (!c.empty())
+      cond += (cond.empty() ? "" : " || ") + c;
   }
+  return cond;
+}
+
+std::string StencilEmitter::frozenAxisCondition(
+    int g, int a, const std::string &var, const std::string &nPrefix) const {
+  const Grid &grid = s.grids[g];
+  const Update *u = s.updateOf(g);
+  std::string n = nPrefix + std::to_string(a);
+  if (nPrefix == "n[")
+    n += "]";
+  std::string cond;
+  if (grid.boundary[a].side[0].kind == BoundaryKind::Fixed)
+    cond = var + " < " + std::to_string(u->reachLo[a]);
+  if (grid.boundary[a].side[1].kind == BoundaryKind::Fixed)
+    cond += std::string(cond.empty() ? "" : " || ") + var + " >= " + n +
+            " - " + std::to_string(u->reachHi[a]);
   return cond;
 }
 

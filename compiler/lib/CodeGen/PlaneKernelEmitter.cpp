@@ -112,7 +112,7 @@ void StencilEmitter::emitPlaneKernel() {
   out.line("// The segment's planes and kR0 on either side.");
   out.line("const int sc_planes = static_cast<int>(min(static_cast<long long>"
            "(kT0), a.n0 - sc_s0)) + 2 * kR0;");
-  out.line("const long long g2 = o2 + kR2 + sc_tx;");
+  emitPlaneStoreSetup(g);
   {
     auto loop = out.scope("for (int sc_p = 0; sc_p < sc_planes; ++sc_p)");
     out.line("const bool sc_more = sc_p + 1 < sc_planes;");
@@ -143,22 +143,9 @@ void StencilEmitter::emitPlaneKernel() {
     }
     out.line("// This plane completed output plane sc_s0 + sc_p - 2 kR0.");
     {
-      auto store = out.scope("if (sc_p >= 2 * kR0 && g2 < a.n2)");
-      out.line("const long long g0 = sc_s0 + sc_p - 2 * kR0;");
-      std::string frozen = frozenCondition(g, "a.n");
-      for (int i = 0; i < RY; ++i) {
-        out.line("{{\n  const long long g1 = o1 + kR1 + sc_ty + {};", i);
-        out.line("  const long long sc_o = (g0 * a.n1 + g1) * a.n2 + g2;");
-        if (frozen.empty())
-          out.line("  if (g1 < a.n1)\n    a.out_{}[sc_o] = "
-                   "stencilc::rt::Convert<Elem>::from({});",
-                   n, acc(0, i));
-        else
-          out.line("  if (g1 < a.n1)\n    a.out_{0}[sc_o] = ({1}) ? "
-                   "a.in_{0}[sc_o] : stencilc::rt::Convert<Elem>::from({2});",
-                   n, frozen, acc(0, i));
-        out.line("}}");
-      }
+      auto store = out.scope("if (sc_p >= 2 * kR0)");
+      emitPlaneStore(g, "sc_s0 + sc_p - 2 * kR0",
+                     [&](int i) { return acc(0, i); });
     }
     for (int q = 0; q < Q; ++q)
       for (int i = 0; i < RY; ++i)
@@ -218,4 +205,66 @@ void StencilEmitter::emitPlaneKernelHead(const std::string &grid,
   out.line("const Elem *const sc_box = a.in_{} + (sc_inner ? o1 * a.n2 + o2 "
            ": 0);",
            grid);
+}
+
+void StencilEmitter::emitPlaneStoreSetup(int g) {
+  const std::string n = s.grids[g].name;
+  std::string frozen = frozenAxisCondition(g, 1, "g1", "a.n");
+  const std::string frozen2 = frozenAxisCondition(g, 2, "g2", "a.n");
+  if (!frozen2.empty())
+    frozen += (frozen.empty() ? "" : " || ") + frozen2;
+  out.line("// The thread's outputs, once: sc_clear where all kRY lie in the "
+           "domain and\n// outside the fixed bands of axes 1 and 2 (axis "
+           "0's is a plane's), which is\n// every thread but those at an "
+           "edge. Stores go through one pointer a plane.");
+  out.line("const long long g2 = o2 + kR2 + sc_tx;");
+  out.line("bool sc_clear = g2 < a.n2;");
+  out.line("#pragma unroll");
+  {
+    auto rows = out.scope("for (int i = 0; i < kRY; ++i)");
+    out.line("const long long g1 = o1 + kR1 + sc_ty + i;");
+    out.line("sc_clear = sc_clear && g1 < a.n1{};",
+             frozen.empty() ? "" : " && !(" + frozen + ")");
+  }
+  out.line("{} *const sc_out = a.out_{} + (o1 + kR1 + sc_ty) * a.n2 + g2;",
+           elemOf(g), n);
+}
+
+void StencilEmitter::emitPlaneStore(
+    int g, const std::string &plane,
+    const std::function<std::string(int)> &value) {
+  const std::string n = s.grids[g].name;
+  const std::string frozen0 = frozenAxisCondition(g, 0, "g0", "a.n");
+  const std::string frozen = frozenCondition(g, "a.n");
+  out.line("const long long g0 = {};", plane);
+  out.line("{} *const sc_o = sc_out + g0 * sc_stride;", elemOf(g));
+  auto rowAt = [](int i) {
+    return i ? fmt::format("{} * a.n2", i) : std::string("0");
+  };
+  auto val = [&](int i) {
+    return "stencilc::rt::Convert<Elem>::from(" + value(i) + ")";
+  };
+  out.line("if (sc_clear{}) {{",
+           frozen0.empty() ? "" : " && !(" + frozen0 + ")");
+  out.indent();
+  for (int i = 0; i < plan.planeRows; ++i)
+    out.line("sc_o[{}] = {};", rowAt(i), val(i));
+  out.dedent();
+  // At an edge, output by output: in the domain, and in a fixed band its
+  // old value.
+  out.line("}} else {{");
+  out.indent();
+  for (int i = 0; i < plan.planeRows; ++i) {
+    out.line("{{\n  const long long g1 = o1 + kR1 + sc_ty + {};", i);
+    if (frozen.empty())
+      out.line("  if (g1 < a.n1 && g2 < a.n2)\n    sc_o[{}] = {};", rowAt(i),
+               val(i));
+    else
+      out.line("  if (g1 < a.n1 && g2 < a.n2)\n    sc_o[{0}] = ({1}) ? "
+               "a.in_{2}[(sc_o - a.out_{2}) + {0}] : {3};",
+               rowAt(i), frozen, n, val(i));
+    out.line("}}");
+  }
+  out.dedent();
+  out.line("}}");
 }

@@ -79,6 +79,13 @@ void StencilEmitter::emitStarKernel() {
   out.line("  }}");
   out.line("  sc_hs[k] = e < kHalo ? y * kB2 + x : 0;");
   out.line("}}");
+  out.line("// Their offsets in a plane of the grid, once: a plane's loads "
+           "then add only its\n// base. (The column's offset is recomputed "
+           "a plane: held, it spilled star3d2r\n// at 80 registers.)");
+  out.line("long long sc_ho[kHaloLoads];");
+  out.line("#pragma unroll");
+  out.line("for (int k = 0; k < kHaloLoads; ++k)");
+  out.line("  sc_ho[k] = sc_hs[k] / kB2 * a.n2 + sc_hs[k] % kB2;");
   auto read = [&](const std::string &q0, const std::string &y,
                   const std::string &x) {
     return fmt::format("gread_{0}<Comp>(a.in_{0}, {1}, o1 + {2}, o2 + {3}, "
@@ -109,8 +116,7 @@ void StencilEmitter::emitStarKernel() {
     out.line("  for (int k = 0; k < kHaloLoads; ++k)");
     out.line("    if (kHalo % kThreads == 0 || threadIdx.x + k * kThreads < "
              "kHalo)");
-    out.line("      h[k] = stencilc::rt::Convert<Comp>::from(\n"
-             "          sc_p[sc_hs[k] / kB2 * a.n2 + sc_hs[k] % kB2]);");
+    out.line("      h[k] = stencilc::rt::Convert<Comp>::from(sc_p[sc_ho[k]]);");
     out.line("}} else {{");
     out.line("#pragma unroll");
     out.line("  for (int k = 0; k < kHaloLoads; ++k)");
@@ -167,13 +173,12 @@ void StencilEmitter::emitStarKernel() {
   out.line("__syncthreads();");
   out.line("const int sc_planes = static_cast<int>(min(static_cast<long long>"
            "(kT0), a.n0 - sc_s0));");
-  out.line("const long long g2 = o2 + kR2 + sc_tx;");
-  std::string frozen = frozenCondition(g, "a.n");
+  emitPlaneStoreSetup(g);
   {
     auto loop =
         out.scope("for (int sc_p0 = 0; sc_p0 < sc_planes; sc_p0 += kQ)");
     for (int c = 0; c < Q; ++c)
-      emitStarPlane(c, w, start, frozen);
+      emitStarPlane(c, w, start);
   }
   out.dedent();
   out.line("}}");
@@ -184,7 +189,7 @@ void StencilEmitter::emitStarKernel() {
 /// named rotated by c.
 void StencilEmitter::emitStarPlane(
     int c, const std::map<std::array<int, 3>, std::string> &w,
-    const std::string &start, const std::string &frozen) {
+    const std::string &start) {
   const std::string n = s.grids[updated.front()].name;
   const int r0 = plan.radius[0], r1 = plan.radius[1], r2 = plan.radius[2];
   const int Q = 2 * r0 + 1, RY = plan.planeRows;
@@ -233,24 +238,8 @@ void StencilEmitter::emitStarPlane(
                  conv(fmt::format("sc_src[{}]", i * plan.box(2) + d)));
       }
     }
-    {
-      auto store = out.scope("if (g2 < a.n2)");
-      out.line("const long long g0 = sc_s0 + sc_p;");
-      for (int i = 0; i < RY; ++i) {
-        out.line("{{\n  const long long g1 = o1 + kR1 + sc_ty + {};", i);
-        out.line("  const long long sc_o = (g0 * a.n1 + g1) * a.n2 + g2;");
-        if (frozen.empty())
-          out.line("  if (g1 < a.n1)\n    a.out_{}[sc_o] = "
-                   "stencilc::rt::Convert<Elem>::from(sc_sum{});",
-                   n, i);
-        else
-          out.line("  if (g1 < a.n1)\n    a.out_{0}[sc_o] = ({1}) ? "
-                   "a.in_{0}[sc_o] : stencilc::rt::Convert<Elem>::from("
-                   "sc_sum{2});",
-                   n, frozen, i);
-        out.line("}}");
-      }
-    }
+    emitPlaneStore(updated.front(), "sc_s0 + sc_p",
+                   [](int i) { return "sc_sum" + std::to_string(i); });
     // The oldest slot (plane g0 - kR0) takes plane g0 + kR0 + 1; the next
     // plane's interior is the queues' next centre.
     {

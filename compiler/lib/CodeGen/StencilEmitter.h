@@ -226,13 +226,20 @@ private:
   /// the shared buffer of `bufType`, the tile's origins, the thread's
   /// position and whether the planes' box lies inside the domain.
   void emitPlaneKernelHead(const std::string &grid, const std::string &bufType);
+  /// The plane-walking kernels' stores: once a block, whether the thread's
+  /// kRY outputs all lie inside (sc_clear) and their pointer; once a plane
+  /// (`plane`, an axis-0 index), each output `value(i)` or, in a fixed
+  /// band, its old value.
+  void emitPlaneStoreSetup(int g);
+  void emitPlaneStore(int g, const std::string &plane,
+                      const std::function<std::string(int)> &value);
   std::string emitPlaneWeights(const Update &u, size_t ui,
                                std::map<std::array<int, 3>, std::string> &w);
   void emitStarConstants();
   void emitStarKernel();
   void emitStarPlane(int copy,
                      const std::map<std::array<int, 3>, std::string> &w,
-                     const std::string &start, const std::string &frozen);
+                     const std::string &start);
   /// The tensor-core plane kernel (TensorPlaneEmitter.cpp): its constants,
   /// its weights' host function, the kernel, and the driver's rounding
   /// constants of its tensor cores.
@@ -248,6 +255,10 @@ private:
   /// reads' exact one.
   std::vector<int> ghostAxes() const;
   std::string frozenCondition(int g, const std::string &nExpr) const;
+  /// frozenCondition's part for axis `a`, of the coordinate `var`: empty
+  /// where neither side of the axis is fixed.
+  std::string frozenAxisCondition(int g, int a, const std::string &var,
+                                  const std::string &nExpr) const;
 
   const Stencil &s;
   const CudaCorePlan &plan;
