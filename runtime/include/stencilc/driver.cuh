@@ -1419,10 +1419,6 @@ template <class P> int driverMain(int argc, char **argv) {
                   "%.17g\n",
                   P::kName, P::kGridNames[g], b.maxRef, b.maxBound,
                   b.relative());
-      std::printf("digest: %s.%s ref %016llx bound %016llx\n", P::kName,
-                  P::kGridNames[g],
-                  static_cast<unsigned long long>(digest(ref[g])),
-                  static_cast<unsigned long long>(digest(bound[g])));
       if (!(b.relative() <= relative))
         decidedByAmplification = amplified[g];
       relative =
@@ -1436,6 +1432,13 @@ template <class P> int driverMain(int argc, char **argv) {
     printResultStart();
     std::printf(" bound=%.3e bound_kind=%s\n", relative,
                 decidedByAmplification ? "amplification" : "pointwise");
+    // Last, after the lines that scripts and tests read in order.
+    for (int g = 0; g < G; ++g)
+      if (P::kUpdated[g])
+        std::printf("digest: %s.%s ref %016llx bound %016llx\n", P::kName,
+                    P::kGridNames[g],
+                    static_cast<unsigned long long>(digest(ref[g])),
+                    static_cast<unsigned long long>(digest(bound[g])));
     return 0;
   }
 
