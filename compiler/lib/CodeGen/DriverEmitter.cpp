@@ -442,14 +442,20 @@ void StencilEmitter::emitAmplification() {
   }
 }
 
-std::vector<std::unique_ptr<Emitter::Scope>>
-StencilEmitter::emitHostPointLoops(const std::string &where) {
-  std::vector<std::unique_ptr<Emitter::Scope>> loops;
+HostLoops StencilEmitter::emitHostPointLoops(const std::string &where) {
+  HostLoops loops;
+  // Each point of a host sweep depends only on arrays that the sweep does
+  // not write, so axis 0's rows run on the host's threads (driver.cuh's
+  // hostRows) with the very same bits as one thread.
+  loops.push_back(std::make_unique<Emitter::Scope>(
+      out.scope("stencilc::rt::hostRows(n[0], [&](long long sc_lo, long long "
+                "sc_hi)",
+                "});")));
   for (int a = 0; a < D; ++a) {
     std::string g = "g" + std::to_string(a);
-    loops.push_back(std::make_unique<Emitter::Scope>(
-        out.scope("for (long long " + g + " = 0; " + g + " < n[" +
-                  std::to_string(a) + "]; ++" + g + ")")));
+    loops.push_back(std::make_unique<Emitter::Scope>(out.scope(
+        "for (long long " + g + " = " + (a ? "0" : "sc_lo") + "; " + g + " < " +
+        (a ? "n[" + std::to_string(a) + "]" : "sc_hi") + "; ++" + g + ")")));
   }
   if (!where.empty())
     out.line("if (!({}))\n  continue;", where);

@@ -17,11 +17,34 @@
 
 #include <functional>
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace stencilc {
+
+/// The nested scopes of a host sweep (emitHostPointLoops): hostRows's
+/// lambda, then one loop per axis. They close innermost first, whether
+/// popped one by one or dropped at once (a vector alone would close them
+/// outermost first).
+class HostLoops {
+public:
+  HostLoops() = default;
+  HostLoops(HostLoops &&) = default;
+  ~HostLoops() {
+    while (!empty())
+      pop_back();
+  }
+  void push_back(std::unique_ptr<Emitter::Scope> s) {
+    scopes.push_back(std::move(s));
+  }
+  bool empty() const { return scopes.empty(); }
+  void pop_back() { scopes.pop_back(); }
+
+private:
+  std::vector<std::unique_ptr<Emitter::Scope>> scopes;
+};
 
 class StencilEmitter {
 public:
@@ -133,8 +156,7 @@ private:
   /// Host code: loops over every point g0.. of the domain n[], skipping
   /// the points where `where` (if any) is false, and sc_idx, the point's
   /// linear index. The loops close when the returned scopes go.
-  std::vector<std::unique_ptr<Emitter::Scope>>
-  emitHostPointLoops(const std::string &where = "");
+  HostLoops emitHostPointLoops(const std::string &where = "");
   /// A read of an old (`array` "in") or new ("out") grid value in host code
   /// at g<a> plus the node's offset, through gread_<double>.
   std::string hostRead(const Node &n, const std::string &array);

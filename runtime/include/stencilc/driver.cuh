@@ -22,14 +22,19 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -89,6 +94,146 @@ public:
 private:
   cudaEvent_t begin, end;
 };
+
+//===----------------------------------------------------------------------===//
+// The host's threads. The float64 reference, its error bound and the
+// amplification bound's impulse steps are Jacobi sweeps: every point of a
+// sweep reads only the previous sweep's arrays (or a stage's, finished
+// before) and writes its own element, with the same operations in the same
+// order whichever thread computes it. Splitting a sweep's outermost axis
+// over threads therefore changes no bit of any result, and makes 10^4-step
+// --check runs (test/gpu/fidelity.sh) take minutes instead of hours.
+//===----------------------------------------------------------------------===//
+
+/// A fixed set of worker threads that run one sweep at a time. The
+/// emitter's host loops call hostRows() once per sweep, tens of thousands
+/// of times per run: the workers live as long as the program and wait on a
+/// condition variable between sweeps, rather than being started per sweep.
+/// Threads claim the rows in chunks as they come, the caller's thread too:
+/// where the cores are shared (test/gpu/fidelity.sh runs one program per
+/// core), a worker that is not running only leaves its rows to the others
+/// rather than holding up the sweep.
+class HostPool {
+public:
+  using Body = std::function<void(long long, long long)>;
+
+  /// The process's pool: STENCILC_HOST_THREADS threads if set (1: serial),
+  /// else one per hardware thread.
+  static HostPool &get() {
+    static HostPool pool(defaultThreads());
+    return pool;
+  }
+
+  int threads() const { return static_cast<int>(workers.size()) + 1; }
+
+  /// Runs body(lo, hi) over slices of [0, count) that cover it once, on
+  /// every thread of the pool, and returns when all have finished.
+  void run(long long count, const Body &body) {
+    // Serial where there is nothing to split, or from inside a sweep.
+    if (workers.empty() || count <= 1 || inSweep()) {
+      if (count > 0)
+        body(0, count);
+      return;
+    }
+    unsigned long long gen;
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      job = &body;
+      jobCount = count;
+      // About four chunks a thread: small enough to even out, few enough
+      // that claiming them costs nothing beside the rows.
+      chunk = std::max<long long>(1, count / (4LL * threads()));
+      next = finished = 0;
+      gen = ++generation;
+    }
+    wake.notify_all();
+    inSweep() = true;
+    drain(gen);
+    inSweep() = false;
+    std::unique_lock<std::mutex> lock(mutex);
+    done.wait(lock, [&] { return finished == jobCount; });
+    job = nullptr;
+  }
+
+  ~HostPool() {
+    {
+      std::lock_guard<std::mutex> lock(mutex);
+      stop = true;
+    }
+    wake.notify_all();
+    for (std::thread &t : workers)
+      t.join();
+  }
+
+private:
+  explicit HostPool(int count) {
+    for (int w = 1; w < count; ++w)
+      workers.emplace_back([this] { work(); });
+  }
+
+  static int defaultThreads() {
+    if (const char *env = std::getenv("STENCILC_HOST_THREADS"))
+      return std::max(1, std::atoi(env));
+    return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  }
+
+  static bool &inSweep() {
+    thread_local bool flag = false;
+    return flag;
+  }
+
+  /// Runs chunks of sweep `gen` until none is left. A claim names its
+  /// sweep, so a thread that wakes late never runs a finished sweep's body.
+  void drain(unsigned long long gen) {
+    for (;;) {
+      const Body *body;
+      long long lo, hi;
+      {
+        std::lock_guard<std::mutex> lock(mutex);
+        if (generation != gen || next >= jobCount)
+          return;
+        lo = next;
+        hi = next = std::min(jobCount, next + chunk);
+        body = job;
+      }
+      (*body)(lo, hi);
+      std::lock_guard<std::mutex> lock(mutex);
+      finished += hi - lo;
+      if (finished == jobCount)
+        done.notify_one();
+    }
+  }
+
+  void work() {
+    inSweep() = true;
+    unsigned long long seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mutex);
+        wake.wait(lock, [&] { return stop || generation != seen; });
+        if (stop)
+          return;
+        seen = generation;
+      }
+      drain(seen);
+    }
+  }
+
+  std::vector<std::thread> workers;
+  std::mutex mutex;
+  std::condition_variable wake, done;
+  const Body *job = nullptr;
+  long long jobCount = 0, chunk = 1, next = 0, finished = 0;
+  unsigned long long generation = 0;
+  bool stop = false;
+};
+
+/// One sweep of the host reference or bound over axis 0's rows [0, rows):
+/// body(lo, hi) runs the rows lo .. hi-1, on several threads at once
+/// (HostPool: bit-identical to one thread).
+template <class Body> void hostRows(long long rows, Body &&body) {
+  HostPool::get().run(rows, HostPool::Body(std::ref(body)));
+}
 
 /// splitmix64: a small, fast generator, identical on every platform.
 inline uint64_t nextRandom(uint64_t &state) {
@@ -1122,6 +1267,22 @@ inline GridBound summarizeBound(const std::vector<double> &ref,
   return b;
 }
 
+/// FNV-1a over the bits of every value: --reference-only prints it, so
+/// that runs with different numbers of host threads (STENCILC_HOST_THREADS)
+/// can be compared bit for bit.
+inline uint64_t digest(const std::vector<double> &values) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (double x : values) {
+    uint64_t bits;
+    std::memcpy(&bits, &x, sizeof bits);
+    for (int b = 0; b < 64; b += 8) {
+      h ^= (bits >> b) & 0xff;
+      h *= 0x100000001b3ull;
+    }
+  }
+  return h;
+}
+
 inline bool meaningful(double relativeBound) {
   return std::isfinite(relativeBound) && relativeBound < kMeaningfulBound;
 }
@@ -1183,6 +1344,8 @@ template <class P> int driverMain(int argc, char **argv) {
           "  --reference-only  run only the CPU reference and the "
           "error bound --check\n"
           "           would use, without the GPU\n"
+          "  (the CPU reference runs on every hardware thread, or on "
+          "STENCILC_HOST_THREADS)\n"
           "  --pointwise-bound  bound the error point by point only, "
           "without the\n"
           "           amplification bound of linear periodic steps\n"
@@ -1269,6 +1432,13 @@ template <class P> int driverMain(int argc, char **argv) {
     printResultStart();
     std::printf(" bound=%.3e bound_kind=%s\n", relative,
                 decidedByAmplification ? "amplification" : "pointwise");
+    // Last, after the lines that scripts and tests read in order.
+    for (int g = 0; g < G; ++g)
+      if (P::kUpdated[g])
+        std::printf("digest: %s.%s ref %016llx bound %016llx\n", P::kName,
+                    P::kGridNames[g],
+                    static_cast<unsigned long long>(digest(ref[g])),
+                    static_cast<unsigned long long>(digest(bound[g])));
     return 0;
   }
 
