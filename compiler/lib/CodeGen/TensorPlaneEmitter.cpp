@@ -333,9 +333,10 @@ void StencilEmitter::emitTensorPlaneKernel() {
            "kPlane);");
   out.line("  stencilc::rt::copyAsyncCommit();");
   out.line("}}");
-  out.line("// Output chunk k of this lane (16-byte chunk sc_lane + 32 k of the "
-           "staging tile):\n// lanes 8j .. 8j + 7 read 8 consecutive rows of "
-           "one half, one bank group each.");
+  out.line(
+      "// Output chunk k of this lane (16-byte chunk sc_lane + 32 k of the "
+      "staging tile):\n// lanes 8j .. 8j + 7 read 8 consecutive rows of "
+      "one half, one bank group each.");
   out.line("auto sc_orow = [&](int k) {{ const int ch = sc_lane + 32 * k; "
            "return ch % 8 + 8 * (ch / 16); }};");
   out.line("auto sc_ocol = [&](int k) {{ return 8 * ((sc_lane + 32 * k) / 8 % "
