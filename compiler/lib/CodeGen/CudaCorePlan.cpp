@@ -328,13 +328,27 @@ planTensorPlane(const Stencil &s, const CudaCorePlan &base, GpuArch arch) {
   p.threads = 256;
   p.minBlocks = 2;
   // The compressed (sparse) or dense A of every (dz, dy): 32 lanes of 4 or
-  // 8 words; two plane buffers of rows of 64 + 16 columns at a pitch of an
-  // odd number of 16-byte chunks (ldmatrix without bank conflicts).
+  // 8 words; a ring of plane buffers of rows of 64 + 16 columns at a pitch
+  // of an odd number of 16-byte chunks (ldmatrix without bank conflicts);
+  // per warp, a staging tile of its 8 planeBlocks rows of 16 outputs at a
+  // pitch of 24 (stores of whole 32-byte sectors). As many buffers, up to
+  // 4, as leave two blocks an SM: loads of three planes in flight a block
+  // cover the DRAM latency that one plane's products (about 1 us) do not.
   const int64_t entries = (2 * p.radius[0] + 1) * (2 * p.radius[1] + 1);
   const int words = p.tensorPlane == 2 ? 4 : 8;
   const int64_t rows = p.tile[1] + 2 * p.radius[1];
   const int64_t pitch = 88;
-  p.sharedBytes = entries * 32 * words * 4 + 2 * rows * pitch * 2;
+  const int64_t staging = 8 * (8 * p.planeBlocks) * 24 * 2;
+  auto bytes = [&](int stages) {
+    return entries * 32 * words * 4 + stages * rows * pitch * 2 + staging;
+  };
+  // What the driver reserves of an SM's shared memory per block.
+  const int64_t reserved = 1024;
+  p.planeStages = 2;
+  for (int stages = 4; stages > 2 && p.planeStages == 2; --stages)
+    if (2 * (bytes(stages) + reserved) <= sharedBytesPerSM(arch))
+      p.planeStages = stages;
+  p.sharedBytes = bytes(p.planeStages);
   if (p.sharedBytes > maxSharedBytesPerBlock(arch))
     return std::nullopt;
   return p;

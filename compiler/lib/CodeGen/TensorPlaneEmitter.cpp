@@ -4,8 +4,9 @@
 // CudaCorePlan::tensorPlane), on the plane kernel's structure
 // (PlaneKernelEmitter.cpp): a block owns 64 columns (axis 2) by kT1 rows
 // (axis 1) of outputs over a segment of kT0 planes (axis 0), and streams the
-// input planes of the segment and kR0 on either side through two
-// shared-memory buffers. The matrix products carry the sum:
+// input planes of the segment and kR0 on either side through a ring of
+// kStages shared-memory buffers, kStages - 1 planes loading by cp.async
+// while one is multiplied. The matrix products carry the sum:
 //
 //   out[z, y, x0 + m] = sum_{dz, dy} sum_k W(dz, dy)[m][k] in[z + dz, y + dy,
 //   x0 - 8 + k]
@@ -28,11 +29,14 @@
 // metadata, which depends only on the band, is the same for every (dz, dy).
 // mma.sync (tc) multiplies the dense W with the two halves of the same B.
 //
-// Boundaries: a chunk of 8 columns of a plane row whose points lie in the
-// domain loads as one 16-byte read; any other goes point by point through
-// gread_<grid>, so every boundary kind works. Columns outside the band of
-// every output are zero in shared memory (a zero weight times a NaN would
-// not be zero). Outputs in a fixed band keep their old value.
+// Memory: a chunk of 8 columns of a plane row whose points lie in the
+// domain loads as one 16-byte cp.async, 8 lanes to 8 consecutive slots of
+// the padded rows; any other goes point by point through gread_<grid>, so
+// every boundary kind works, and there the columns outside the band of
+// every output are zero (the buffers start as garbage, and a zero weight
+// times a NaN would not be zero). A warp's outputs go through a staging
+// tile in shared memory, so that each lane writes 8 consecutive outputs at
+// once; those in a fixed band keep their old value.
 //
 //===----------------------------------------------------------------------===//
 
@@ -65,13 +69,23 @@ void StencilEmitter::emitTensorPlaneConstants() {
            "ldmatrix\n// matrix fall on distinct banks.");
   out.line("constexpr int kP = 88;");
   out.line("constexpr int kPlane = kB1 * kP;");
-  out.line("constexpr int kChunks = kB1 * kCols / 8; // 16-byte chunks of a "
-           "plane");
-  out.line("constexpr int kLoads = (kChunks + kThreads - 1) / kThreads;");
+  out.line("constexpr int kStages = {}; // plane buffers: kStages - 1 planes "
+           "load ahead",
+           plan.planeStages);
+  out.line("// 16-byte slots of a plane, the pitch's padding included: "
+           "thread i loads slot i,\n// so 8 lanes write 8 consecutive slots "
+           "(no bank conflict); padding slots idle.");
+  out.line("constexpr int kSlots = kB1 * (kP / 8);");
+  out.line("constexpr int kLoads = (kSlots + kThreads - 1) / kThreads;");
+  out.line("// A warp's staging tile of outputs: 8 kNB rows of 16 at a pitch "
+           "of 24, which\n// neither the fragment's writes nor the rows' "
+           "16-byte reads meet twice in a bank.");
+  out.line("constexpr int kSP = 24, kStage = 8 * kNB * kSP, kOutChunks = 16 * "
+           "kNB;");
   out.line("constexpr size_t kATableBytes = size_t(kAEntries) * 32 * kAWords "
            "* 4;");
-  out.line("constexpr size_t kSmemBytes = kATableBytes + 2 * size_t(kPlane) * "
-           "sizeof(Elem);");
+  out.line("constexpr size_t kSmemBytes = kATableBytes + (kStages * "
+           "size_t(kPlane) + 8 * size_t(kStage)) * sizeof(Elem);");
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
   out.line("static_assert(kThreads == 256 && kT2 == 64 && kT1 == 16 * kNB, "
@@ -269,25 +283,31 @@ void StencilEmitter::emitTensorPlaneKernel() {
            "for (int b = 0; b < kNB; ++b)\n#pragma unroll\n    for (int c = 0; "
            "c < 4; ++c)\n      sc_acc[q][b][c] = {};",
            start);
+  const bool frozen = !frozenCondition(g, "a.n").empty();
   out.line("const bool sc_vec = a.n2 % 8 == 0 && reinterpret_cast<unsigned "
-           "long long>(a.in_{}) % 16 == 0;",
+           "long long>(a.in_{0}) % 16 == 0;",
+           n);
+  out.line("const bool sc_ovec = a.n2 % 8 == 0 && reinterpret_cast<unsigned "
+           "long long>(a.out_{0}) % 16 == 0;",
            n);
   {
-    out.line("// Plane q0's box into buffer dst: interior chunks of 8 columns "
-             "in the domain by\n// cp.async, the others (and the edge "
-             "chunks, whose columns outside the band are\n// zero) point by "
-             "point through the boundary rules.");
+    out.line("// Plane q0's box into buffer dst: every chunk of 8 columns in "
+             "the domain by\n// cp.async, the band's edge chunks whole (the "
+             "columns outside the band then\n// hold finite grid values, as "
+             "the other windows' do), so no load waits; the\n// others point "
+             "by point through the boundary rules, zero outside the band.");
     auto fn = out.scope("auto sc_load = [&](long long q0, Elem *dst)", "};");
+    out.line("const bool inz = sc_vec && q0 >= 0 && q0 < a.n0;");
     out.line("#pragma unroll");
     auto loop = out.scope("for (int k = 0; k < kLoads; ++k)");
-    out.line("const int ch = threadIdx.x + k * kThreads;");
-    out.line("if (kChunks % kThreads != 0 && ch >= kChunks)\n  continue;");
-    out.line("const int c8 = ch % (kCols / 8);");
-    out.line("const long long q1 = o1 + ch / (kCols / 8), q2 = sc_x0 - 8 + 8 * "
+    out.line("const int sl = threadIdx.x + k * kThreads, c8 = sl % (kP / 8);");
+    out.line("if ((kSlots % kThreads != 0 && sl >= kSlots) || c8 >= kCols / "
+             "8)\n  continue;");
+    out.line("const long long q1 = o1 + sl / (kP / 8), q2 = sc_x0 - 8 + 8 * "
              "c8;");
-    out.line("Elem *const d = dst + ch / (kCols / 8) * kP + 8 * c8;");
-    out.line("if (sc_vec && c8 > 0 && c8 < kCols / 8 - 1 && q0 >= 0 && q0 < "
-             "a.n0 && q1 >= 0 && q1 < a.n1 && q2 >= 0 && q2 + 8 <= a.n2) {{");
+    out.line("Elem *const d = dst + 8 * sl;");
+    out.line("if (inz && q1 >= 0 && q1 < a.n1 && q2 >= 0 && q2 + 8 <= a.n2) "
+             "{{");
     out.line("  stencilc::rt::copyAsync16(d, a.in_{} + (q0 * a.n1 + q1) * a.n2 "
              "+ q2);",
              n);
@@ -301,47 +321,65 @@ void StencilEmitter::emitTensorPlaneKernel() {
              n);
     out.line("}}");
   }
-  out.line("sc_load(sc_s0 - kH0, sc_buf);");
-  out.line("stencilc::rt::copyAsyncCommit();");
-  out.line("stencilc::rt::copyAsyncWait<0>();");
-  out.line("__syncthreads();");
-  if (!frozenCondition(g, "a.n").empty()) {
-    out.line("// The fixed band: bit 4 nb + c of sc_fzm for this lane's "
-             "outputs along axes 1\n// and 2, sc_fz0 per plane (the band is "
-             "a union of bands of each axis).");
-    out.line("unsigned sc_fzm = 0;");
-    out.line("for (int nb = 0; nb < kNB; ++nb)\n  for (int c = 0; c < 4; ++c) "
-             "{{");
-    out.line("    const long long g1 = o1 + kR1 + 8 * (kNB * sc_wy + nb) + 2 * "
-             "sc_t + (c & 1);");
-    out.line("    const long long g2 = sc_x0 + 16 * sc_wx + sc_g + 8 * (c >> "
-             "1);");
-    out.line("    sc_fzm |= unsigned({} || {}) << (4 * nb + c);",
-             axisFrozen(1, "g1"), axisFrozen(2, "g2"));
-    out.line("  }}");
-  }
   out.line("// The segment's planes and kR0 on either side.");
   out.line("const int sc_planes = static_cast<int>(min(static_cast<long long>"
            "(kT0), a.n0 - sc_s0)) + 2 * kR0;");
+  out.line("// The first kStages - 1 planes, a cp.async group each (empty "
+           "ones too, so that\n// group p is plane p's). Unrolled: as a loop, "
+           "ptxas spilled 16 bytes at radius 4.");
+  out.line("#pragma unroll");
+  out.line("for (int p = 0; p < kStages - 1; ++p) {{");
+  out.line("  if (p < sc_planes)\n    sc_load(sc_s0 - kH0 + p, sc_buf + p * "
+           "kPlane);");
+  out.line("  stencilc::rt::copyAsyncCommit();");
+  out.line("}}");
+  out.line(
+      "// Output chunk k of this lane (16-byte chunk sc_lane + 32 k of the "
+      "staging tile):\n// lanes 8j .. 8j + 7 read 8 consecutive rows of "
+      "one half, one bank group each.");
+  out.line("auto sc_orow = [&](int k) {{ const int ch = sc_lane + 32 * k; "
+           "return ch % 8 + 8 * (ch / 16); }};");
+  out.line("auto sc_ocol = [&](int k) {{ return 8 * ((sc_lane + 32 * k) / 8 % "
+           "2); }};");
+  out.line("// Bit k: chunk k lies in the domain and outside the fixed band "
+           "along axes 1 and 2,\n// so it stores as one 16-byte write.");
+  out.line("unsigned sc_ofast = 0;");
+  out.line("#pragma unroll");
+  {
+    auto k = out.scope("for (int k = 0; k < (kOutChunks + 31) / 32; ++k)");
+    out.line("const long long g1 = o1 + kR1 + 8 * kNB * sc_wy + sc_orow(k);");
+    out.line("const long long g2 = sc_x0 + 16 * sc_wx + sc_ocol(k);");
+    out.line("bool fast = sc_ovec && g1 < a.n1 && g2 + 8 <= a.n2 && !{};",
+             axisFrozen(1, "g1"));
+    if (frozen)
+      out.line("for (int h = 0; h < 8; ++h)\n  fast = fast && !{};",
+               axisFrozen(2, "(g2 + h)"));
+    out.line("sc_ofast |= unsigned(fast) << k;");
+  }
+  out.line("Elem *const sc_stg = sc_buf + kStages * kPlane + sc_warp * "
+           "kStage;");
   out.line("// This lane's ldmatrix row: row lane % 8 of matrix lane / 8, the "
            "window's columns\n// 8 (lane / 8) ..; block b's window starts at "
            "box row 8 (kNB wy + b) + dy.");
   out.line("const int sc_lrow = 8 * kNB * sc_wy + sc_lane % 8, sc_lcol = 16 * "
            "sc_wx + 8 * (sc_lane / 8);");
+  out.line("// The ring: plane p in buffer sc_rd, plane p + kStages - 1 into "
+           "sc_wr.");
+  out.line("int sc_rd = 0, sc_wr = kStages - 1;");
   {
     auto loop = out.scope("for (int sc_p = 0; sc_p < sc_planes; ++sc_p)");
-    out.line("const bool sc_more = sc_p + 1 < sc_planes;");
-    if (!frozenCondition(g, "a.n").empty())
-      out.line("const long long sc_z = sc_s0 + sc_p - 2 * kR0;\nconst bool "
-               "sc_fz0 = {};",
-               axisFrozen(0, "sc_z"));
-    out.line("// The next plane goes into the other buffer, free since the "
-             "last barrier.");
-    out.line("if (sc_more)\n  sc_load(sc_s0 - kH0 + sc_p + 1, sc_buf + "
-             "((sc_p + 1) & 1) * kPlane);");
+    out.line("// Group p is done when at most kStages - 2 newer ones are "
+             "pending; the barrier\n// shows plane p to the block and frees "
+             "sc_wr, which plane p - 1 was read from.");
+    out.line("stencilc::rt::copyAsyncWait<kStages - 2>();");
+    out.line("__syncthreads();");
+    out.line("if (sc_p + kStages - 1 < sc_planes)\n  sc_load(sc_s0 - kH0 + "
+             "sc_p + kStages - 1, sc_buf + sc_wr * kPlane);");
     out.line("stencilc::rt::copyAsyncCommit();");
-    out.line("const Elem *const sc_src = sc_buf + (sc_p & 1) * kPlane + "
+    out.line("const Elem *const sc_src = sc_buf + sc_rd * kPlane + "
              "sc_lrow * kP + sc_lcol;");
+    out.line("sc_wr = sc_rd;");
+    out.line("sc_rd = sc_rd + 1 == kStages ? 0 : sc_rd + 1;");
     out.line("#pragma unroll 1");
     {
       auto dyLoop = out.scope("for (int dy = 0; dy < kDY; ++dy)");
@@ -394,50 +432,58 @@ void StencilEmitter::emitTensorPlaneKernel() {
     }
     out.line("// This plane completed output plane sc_s0 + sc_p - 2 kR0: "
              "c_i of block b is column\n// x0 + g + 8 (i >> 1), row y0 + 8 b + "
-             "2t + (i & 1).");
+             "2t + (i & 1). Through the warp's staging\n// tile, each row's 16 "
+             "outputs store as two 16-byte writes, one 32-byte sector.");
     {
       auto store = out.scope("if (sc_p >= 2 * kR0)");
-      out.line("// Coordinates in int: fewer registers beside the sums.");
-      out.line("const int g0 = static_cast<int>(sc_s0) + sc_p - 2 * kR0;");
-      out.line("const int sc_n1 = static_cast<int>(a.n1), sc_n2 = "
-               "static_cast<int>(a.n2);");
       out.line("#pragma unroll");
       out.line("for (int nb = 0; nb < kNB; ++nb)");
       out.line("#pragma unroll");
-      auto cl = out.scope("  for (int c = 0; c < 4; ++c)");
-      out.line("const int g2 = static_cast<int>(sc_x0) + 16 * sc_wx + sc_g + "
-               "8 * (c >> 1);");
-      out.line("const int g1 = static_cast<int>(o1) + kR1 + 8 * (kNB * sc_wy + "
-               "nb) + 2 * sc_t + (c & 1);");
-      out.line("if (g1 >= sc_n1 || g2 >= sc_n2)\n  continue;");
-      out.line("const long long sc_o = (g0 * a.n1 + g1) * a.n2 + g2;");
-      out.line("a.out_{}[sc_o] = stencilc::rt::Convert<Elem>::from("
-               "sc_acc[0][nb][c]);",
-               n);
-    }
-    if (!frozenCondition(g, "a.n").empty()) {
-      out.line("// Outputs in the fixed band keep their value: rewritten "
-               "apart, which spared\n// ptxas the spills of a select in the "
-               "loop above.");
-      auto fz = out.scope("if (sc_p >= 2 * kR0 && (sc_fz0 || sc_fzm))");
-      out.line("#pragma unroll 1");
-      auto cl = out.scope("for (int k = 0; k < 4 * kNB; ++k)");
-      out.line("const int g2 = static_cast<int>(sc_x0) + 16 * sc_wx + sc_g + "
-               "8 * (k % 4 >> 1);");
-      out.line("const int g1 = static_cast<int>(o1) + kR1 + 8 * (kNB * sc_wy + "
-               "k / 4) + 2 * sc_t + (k & 1);");
-      out.line("if (g1 < a.n1 && g2 < a.n2 && (sc_fz0 || sc_fzm >> k & 1u))");
-      out.line("  a.out_{0}[(sc_z * a.n1 + g1) * a.n2 + g2] = a.in_{0}[(sc_z * "
-               "a.n1 + g1) * a.n2 + g2];",
-               n);
+      out.line("  for (int c = 0; c < 4; ++c)");
+      out.line("    sc_stg[(8 * nb + 2 * sc_t + (c & 1)) * kSP + sc_g + 8 * (c "
+               ">> 1)] = stencilc::rt::Convert<Elem>::from(sc_acc[0][nb][c]);");
+      out.line("__syncwarp();");
+      out.line("const long long sc_z = sc_s0 + sc_p - 2 * kR0;");
+      out.line("const bool sc_fz0 = {};", axisFrozen(0, "sc_z"));
+      out.line("#pragma unroll");
+      {
+        auto k = out.scope("for (int k = 0; k < (kOutChunks + 31) / 32; ++k)");
+        out.line("if (kOutChunks % 32 != 0 && sc_lane + 32 * k >= "
+                 "kOutChunks)\n  continue;");
+        out.line("const Elem *const sc_s = sc_stg + sc_orow(k) * kSP + "
+                 "sc_ocol(k);");
+        out.line("// Coordinates in int: fewer registers beside the sums.");
+        out.line("const int g1 = static_cast<int>(o1) + kR1 + 8 * kNB * sc_wy "
+                 "+ sc_orow(k);");
+        out.line("const int g2 = static_cast<int>(sc_x0) + 16 * sc_wx + "
+                 "sc_ocol(k);");
+        out.line("const long long sc_o = (sc_z * a.n1 + g1) * a.n2 + g2;");
+        out.line("if (!sc_fz0 && (sc_ofast >> k & 1u)) {{");
+        out.line("  *reinterpret_cast<uint4 *>(a.out_{} + sc_o) = "
+                 "*reinterpret_cast<const uint4 *>(sc_s);",
+                 n);
+        out.line("  continue;");
+        out.line("}}");
+        out.line("// Edges: point by point; outputs in the fixed band keep "
+                 "their value.");
+        out.line("#pragma unroll 1");
+        out.line("for (int h = 0; h < 8; ++h)");
+        out.line("  if (g1 < a.n1 && g2 + h < a.n2)");
+        if (frozen)
+          out.line("    a.out_{0}[sc_o + h] = sc_fz0 || {1} || {2} ? "
+                   "a.in_{0}[sc_o + h] : sc_s[h];",
+                   n, axisFrozen(1, "g1"), axisFrozen(2, "(g2 + h)"));
+        else
+          out.line("    a.out_{}[sc_o + h] = sc_s[h];", n);
+      }
+      out.line("// The next plane's writes wait for these reads.");
+      out.line("__syncwarp();");
     }
     out.line("#pragma unroll\nfor (int q = 0; q < kQ; ++q)\n#pragma unroll\n  "
              "for (int b = 0; b < kNB; ++b)\n#pragma unroll\n    for (int c = "
              "0; c < 4; ++c)\n      sc_acc[q][b][c] = q + 1 < kQ ? sc_acc[q + "
              "1][b][c] : {};",
              start);
-    out.line("stencilc::rt::copyAsyncWait<0>();");
-    out.line("__syncthreads();");
   }
   out.dedent();
   out.line("}}");

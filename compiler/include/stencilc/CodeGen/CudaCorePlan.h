@@ -88,6 +88,9 @@ struct CudaCorePlan {
   /// 8 `planeBlocks` rows (axis 1) of outputs.
   int tensorPlane = 0;
   int planeBlocks = 1;
+  /// Its ring of plane buffers: planes p + 1 .. p + planeStages - 1 load
+  /// (cp.async) while plane p is multiplied.
+  int planeStages = 2;
 
   /// Halo of a pass along `axis`: fuse * radius.
   int halo(int axis) const { return fuse * radius[axis]; }
