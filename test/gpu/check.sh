@@ -14,7 +14,7 @@
 # depths TCFUSES (default: auto; box-2d9p adds 7, SPIDER's Box-2D1R case).
 # 3-D boxes of f16 and bf16 grids add the tensor-core plane kernel's
 # variants, EX.TYPE.tcplane and EX.TYPE.sptcplane (tc and sptc with
-# --tensor-plane, opt-in until they have run on a GPU), as do the
+# --tensor-plane, opt-in: docs/user-guide.md §6), as do the
 # boundary inputs PLANE_INPUTS (default: plane-mixed
 # plane-dirichlet of test/CodeGen/emulate/Inputs; checked, not timed).
 # TILES=none leaves out the variants EX.TYPE.tile1 and tile2 (f32 and f64,

@@ -325,9 +325,9 @@ std::optional<CostCandidate> planeCandidate(CostCandidate &c,
 /// (one a tap), the shared-memory reads, and per plane and thread the
 /// column's and the halo's loads (2 and 6 instructions each, the halo's
 /// with its addressing), their shared-memory stores (2 each), the stores
-/// with their tests (6 each) and the loop and barrier (10), shared by kRY
-/// outputs; the queue shifts by renaming and costs nothing. Each
-/// instruction costs an FFMA's two flops.
+/// (3 each: a thread tests its outputs once a block, 3635c8e) and the loop
+/// and barrier (10), shared by kRY outputs; the queue shifts by renaming
+/// and costs nothing. Each instruction costs an FFMA's two flops.
 ///
 /// Not yet calibrated on a GPU: the next plane's loads are in flight while
 /// the current one is summed, so the times overlap; until a description
@@ -357,7 +357,7 @@ std::optional<CostCandidate> starCandidate(CostCandidate &c, const Context &x,
   c.tShared = elemTypeBytes(s.compType) * (sharedReads + sharedWrites) /
               hw.sharedBandwidth * 1e9;
   const double perPlane =
-      2 * rows + 6 * haloLoads + 2 * (rows + haloLoads) + 6 * rows + 10;
+      2 * rows + 6 * haloLoads + 2 * (rows + haloLoads) + 3 * rows + 10;
   const double perOutput = rho * taps + sharedReads + rho * perPlane / rows;
   c.tCompute = 2 * perOutput / hw.cudaCorePeak(s.compType) * 1e9;
   std::string key = CostWeights::key("cuda-core", c.kernel, s.elemType);

@@ -131,7 +131,8 @@ struct CostModelOptions {
   /// `distributed` (no plane kernel).
   bool distributed = false;
   /// stencilc --tensor-plane: the tensor-core plane kernel of 3-D f16/bf16
-  /// boxes is a candidate (opt-in until it has run on a GPU).
+  /// boxes is a candidate (opt-in: it passes the GPU check, but the model
+  /// over-predicts it and it loses at radius 2; docs/user-guide.md §6).
   bool tensorPlane = false;
   /// Bounds on the layout search that picks each tensor-core layout's
   /// depth and (r1, r2): LayoutSearchOptions' maxSteps (0: every depth
