@@ -273,13 +273,13 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   }
   // Each thread's 4 outputs along axis 1 have column taps that share
   // 4 + 2 r1 values (2 r1 of them from shared memory, the rest from the
-  // queues' centres). Segments of 128 planes read 2 r0 halo planes more
-  // (3-6% at r = 2 .. 4) and give 1,024 blocks at 512^3.
+  // queues' centres).
   CudaCorePlan p = planeWalk(s, base);
   p.star = true;
-  // Segments of 32 planes, not 128: 4,096 blocks at 512^3 instead of 1,024
-  // (2.6 waves of 396 on an H200), so the last wave's idle SMs cost less
-  // than the 2 r0 halo planes each segment reads again. Measured on an H200
+  // Segments of 32 planes, not planeWalk's 128: 4,096 blocks at 512^3
+  // instead of 1,024 (2.6 waves of 396 on an H200), so the last wave's idle
+  // SMs cost less than the 2 r0 halo planes each segment reads again (12-25%
+  // more column reads at r = 2 .. 4). Measured on an H200
   // (docs/benchmarks.md, session 17): star3d1r-4r 239/222/178/163 ->
   // 270/254/194/176 GStencils/s at 512^3; 16 planes gained on r = 1, 2
   // and lost on r = 3, 4.
