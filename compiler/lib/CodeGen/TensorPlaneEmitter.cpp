@@ -159,14 +159,7 @@ void StencilEmitter::emitTensorPlaneKernel() {
   // The fixed band's test along axis a of coordinate `c` (frozenCondition's
   // terms of that axis), or false.
   auto axisFrozen = [&](int a, const std::string &c) {
-    const Grid &gr = s.grids[g];
-    const Update *up = s.updateOf(g);
-    std::string cond;
-    if (gr.boundary[a].side[0].kind == BoundaryKind::Fixed)
-      cond = c + " < " + std::to_string(up->reachLo[a]);
-    if (gr.boundary[a].side[1].kind == BoundaryKind::Fixed)
-      cond += (cond.empty() ? "" : " || ") + c + " >= a.n" + std::to_string(a) +
-              " - " + std::to_string(up->reachHi[a]);
+    std::string cond = frozenAxisCondition(g, a, c, "a.n");
     return cond.empty() ? std::string("false") : "(" + cond + ")";
   };
   const Grid &grid = s.grids[g];
