@@ -191,12 +191,15 @@ generate() {
 
 # The middle size's fastest extent is a multiple of 8, so the tensor-core
 # kernels copy their boxes 16 bytes at a time (cp.async) there and element
-# by element at the others; memcheck runs at the middle size.
+# by element at the others; memcheck runs at the middle size. In 3-D,
+# 37x101x76 has whole 32x32 tiles whose box lies inside the domain among
+# partial ones, in rows a multiple of 4 long: the star kernel's vector
+# loads.
 sizes_for() { # dims -> check sizes
   case $1 in
     1) echo "77 10008 1000003" ;;
     2) echo "37x29 307x264 1000x999" ;;
-    3) echo "13x17x19 67x61x72 131x61x70" ;;
+    3) echo "13x17x19 67x61x72 131x61x70 37x101x76" ;;
   esac
 }
 # Tiles (and blocks, after ':') of the tile variants: partial strips and

@@ -316,18 +316,22 @@ std::optional<CostCandidate> planeCandidate(CostCandidate &c,
 
 /// The register-queue star kernel (CudaCorePlan::star), one step per pass.
 /// A segment of kT0 output planes reads kT0 + 2 r0 columns (rho =
-/// (kT0 + 2 r0) / kT0) and writes kT0; each plane's in-plane halo, (kB1 kB2
-/// - kT1 kT2) / (kT1 kT2) of a point per output, is read again from L2
-/// (the neighbouring tiles' interiors), counted at kL2Ratio times the DRAM
+/// (kT0 + 2 r0) / kT0) and writes kT0; each plane's in-plane halo (kR1
+/// rows of the tile's columns above and below, kSide vectors of V =
+/// planeCols either side of its rows) is read again from L2 (the
+/// neighbouring tiles' interiors), counted at kL2Ratio times the DRAM
 /// bandwidth. Shared memory: each output plane is written once with its
-/// halo, and read by the in-plane taps that are not the thread's own rows
-/// (2 r1 / kRY + 2 r2 per output). Instruction issue per output: the FMAs
-/// (one a tap), the shared-memory reads, and per plane and thread the
-/// column's and the halo's loads (2 and 6 instructions each, the halo's
-/// with its addressing), their shared-memory stores (2 each), the stores
-/// (3 each: a thread tests its outputs once a block, 3635c8e) and the loop
-/// and barrier (10), shared by kRY outputs; the queue shifts by renaming
-/// and costs nothing. Each instruction costs an FFMA's two flops.
+/// halo, and each thread reads 2 r1 row vectors and 2 kSide side vectors
+/// for its V outputs. Instruction issue per output: the FMAs (one a tap),
+/// and per plane and thread, shared by its V outputs: the column's vector
+/// load and each halo vector's (about 9 instructions each with their
+/// addressing and tests), their shared-memory stores (one each), the
+/// shared-memory reads, the vector store (4) and the loop, barrier and
+/// uniform bookkeeping (25); the queue shifts by renaming and costs
+/// nothing. Each instruction costs an FFMA's two flops. This counts the
+/// inner tiles' path from the SASS (sm_90): about 30 instructions an output
+/// for star3d2r, where ncu measured 46 over the whole grid (the edge
+/// tiles load point by point), docs/benchmarks.md, session 18.
 ///
 /// Not yet calibrated on a GPU: the next plane's loads are in flight while
 /// the current one is summed, so the times overlap; until a description
@@ -340,25 +344,26 @@ std::optional<CostCandidate> starCandidate(CostCandidate &c, const Context &x,
   c.kernel = "star";
   constexpr double kL2Ratio = 2.5, kStarOverlap = 0.25;
   const double rho = static_cast<double>(p.box(0)) / p.tile[0];
-  const double rows = p.planeRows;
+  const double vec = p.planeCols;
+  const double side = std::ceil(p.radius[2] / vec);
   const double elem = elemTypeBytes(s.elemType);
   const double taps =
       static_cast<double>(s.updates.front().linear->taps.size());
   const double tile = static_cast<double>(p.tile[1]) * p.tile[2];
-  const double planeElems = static_cast<double>(p.box(1)) * p.box(2);
-  const double haloLoads = std::ceil((planeElems - tile) / p.threads);
+  const double haloVectors =
+      2.0 * p.radius[1] * p.tile[2] / vec + 2 * side * p.tile[1];
+  const double haloLoads = std::ceil(haloVectors / p.threads);
   const double dram = elem * (rho + 1);
-  const double l2 = elem * rho * (planeElems - tile) / tile;
+  const double l2 = elem * rho * haloVectors * vec / tile;
   c.tGlobal = (dram + l2 / kL2Ratio) / hw.bandwidth * 1e9;
-  const double sharedReads =
-      rho * (2.0 * p.radius[1] / rows + 2.0 * p.radius[2]);
-  const double sharedWrites = rho * planeElems / tile;
+  const double sharedReads = rho * (2.0 * p.radius[1] + 2 * side);
+  const double sharedWrites = rho * (tile + haloVectors * vec) / tile;
   // The shared planes hold the computation's type (f32 for f16 grids).
   c.tShared = elemTypeBytes(s.compType) * (sharedReads + sharedWrites) /
               hw.sharedBandwidth * 1e9;
-  const double perPlane =
-      2 * rows + 6 * haloLoads + 2 * (rows + haloLoads) + 3 * rows + 10;
-  const double perOutput = rho * taps + sharedReads + rho * perPlane / rows;
+  const double perPlane = 9 * (1 + haloLoads) + (1 + haloLoads) +
+                          (2.0 * p.radius[1] + 2 * side) + 4 + 25;
+  const double perOutput = rho * taps + rho * perPlane / vec;
   c.tCompute = 2 * perOutput / hw.cudaCorePeak(s.compType) * 1e9;
   std::string key = CostWeights::key("cuda-core", c.kernel, s.elemType);
   bool weighed =

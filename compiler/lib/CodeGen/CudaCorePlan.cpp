@@ -271,11 +271,22 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
     if (axes > 1)
       return std::nullopt;
   }
-  // Each thread's 4 outputs along axis 1 have column taps that share
-  // 4 + 2 r1 values (2 r1 of them from shared memory, the rest from the
-  // queues' centres).
   CudaCorePlan p = planeWalk(s, base);
   p.star = true;
+  // Each thread owns one vector of 4 outputs along axis 2 (2 in f64: 16
+  // bytes) of one row: its column loads, shared-memory stores and output
+  // stores are whole vectors, and its in-plane taps read 2 r1 + 2 vectors
+  // for 4 outputs. The kernel of four rows of scalars (session 17) issued
+  // 67 instructions an output for star3d2r (ncu, H200), about half of them
+  // 64-bit addressing, and stopped at 54% of the DRAM roofline.
+  p.planeRows = 1;
+  p.planeCols = s.elemType == ElemType::F64 ? 2 : 4;
+  p.tile = {32, 32, 32};
+  p.threads = p.tile[1] * p.tile[2] / p.planeCols;
+  if (p.threads > 256) {
+    p.tile[1] = 256 * p.planeCols / p.tile[2];
+    p.threads = 256;
+  }
   // Segments of 32 planes, not planeWalk's 128: 4,096 blocks at 512^3
   // instead of 1,024 (2.6 waves of 396 on an H200), so the last wave's idle
   // SMs cost less than the 2 r0 halo planes each segment reads again (12-25%
@@ -284,17 +295,21 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   // 270/254/194/176 GStencils/s at 512^3; 16 planes gained on r = 1, 2
   // and lost on r = 3, 4.
   p.tile[0] = 32;
-  // Three blocks of 256 threads an SM (80 registers a thread, ptxas for
-  // sm_90): more warps in flight for DRAM latency than the plane kernel's
-  // two. The queues take 4 (2 r0 + 1) registers (f64: 2 rows of two), and
-  // from r0 = 3 they spilled at 80 (20 to 232 bytes); two blocks (128
-  // registers) hold them.
-  p.minBlocks = base.radius[0] >= 3 ? 2 : 3;
+  // Three blocks of 256 threads an SM (80 registers a thread): the kernel
+  // waits on DRAM latency more than on issue, so warps in flight beat
+  // registers. Measured on an H200 at 512^3, f32 (docs/benchmarks.md,
+  // session 18), three blocks against two: star3d1r 295 / 249, star3d3r
+  // 290 / 241, star3d4r 247 / 236 GStencils/s, though ptxas spills 16, 12
+  // and 44 bytes at three (and nothing at two); star3d2r fits three
+  // without spilling. f64 queues take twice the registers, and f64 stays
+  // at two blocks beyond r0 = 2 (not measured at three).
+  p.minBlocks =
+      s.elemType == ElemType::F64 && base.radius[0] != 2 ? 2 : 3;
   // The queues and the shared planes hold the computation's type: f16 and
   // bf16 grids convert once as they load, and a dirichlet value keeps its
   // exact value, as the reads of the other kernels give it.
-  p.sharedBytes =
-      2 * static_cast<int64_t>(p.box(1)) * p.box(2) * elemTypeBytes(s.compType);
+  p.sharedBytes = 2 * static_cast<int64_t>(p.box(1)) * p.starWidth() *
+                  elemTypeBytes(s.compType);
   return p;
 }
 

@@ -180,8 +180,7 @@ std::string StencilEmitter::emitPlaneWeights(
   return cName(u.linear->constant);
 }
 
-void StencilEmitter::emitPlaneKernelHead(const std::string &grid,
-                                         const std::string &bufType) {
+void StencilEmitter::emitPlaneKernelEntry(const std::string &bufType) {
   out.line("// Unused: one step per pass, so the full kernel is the only one.");
   out.line("template <bool Full>");
   out.line("__global__ void __launch_bounds__(kThreads, {}) {}_kernel(const "
@@ -196,6 +195,11 @@ void StencilEmitter::emitPlaneKernelHead(const std::string &grid,
            "starts at sc_s0.");
   emitTileOrigins();
   out.line("const long long sc_s0 = sc_rest * kT0;");
+}
+
+void StencilEmitter::emitPlaneKernelHead(const std::string &grid,
+                                         const std::string &bufType) {
+  emitPlaneKernelEntry(bufType);
   out.line("const int sc_tx = threadIdx.x % kT2, sc_ty = threadIdx.x / kT2 * "
            "kRY;");
   out.line("// Planes whose box lies inside the domain load without tests.");

@@ -46,6 +46,31 @@
 
 namespace stencilc::rt {
 
+/// Stores `N` values of `T` at `dst`, a global address aligned to their 8
+/// or 16 bytes, as one access. nvcc 13 split a struct copy, and a uint4
+/// store, into four scalar stores in the star kernel (it rebuilt the
+/// address from the grid index and lost its alignment); the PTX store
+/// keeps it whole.
+template <class T, int N>
+STENCILC_HD void storeVector(T *dst, const T (&v)[N]) {
+  static_assert(sizeof(T) * N == 8 || sizeof(T) * N == 16,
+                "a vector is 8 or 16 bytes");
+#if defined(__CUDA_ARCH__)
+  unsigned w[sizeof(T) * N / 4];
+  std::memcpy(w, v, sizeof(w));
+  if constexpr (sizeof(w) == 16)
+    asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(dst),
+                 "r"(w[0]), "r"(w[1]), "r"(w[2]), "r"(w[3])
+                 : "memory");
+  else
+    asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(dst), "r"(w[0]),
+                 "r"(w[1])
+                 : "memory");
+#else
+  std::memcpy(dst, v, sizeof(T) * N);
+#endif
+}
+
 /// Periodic index: i mod n in [0, n), for any i.
 STENCILC_HD long long wrap(long long i, long long n) {
 #ifndef __CUDA_ARCH__

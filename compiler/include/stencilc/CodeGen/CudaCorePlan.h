@@ -77,11 +77,19 @@ struct CudaCorePlan {
   bool plane = false;
   int planeRows = 1; ///< Outputs a thread owns along axis 1.
   /// With `plane`: the register-queue star kernel (3-D stars,
-  /// StarKernelEmitter.cpp) instead. Same tiles and launch; each thread
-  /// keeps its `planeRows` columns' 2 r0 + 1 values along axis 0 in
-  /// registers, and only the output plane goes through shared memory, with
-  /// a halo of radius along axes 1 and 2. One step per pass.
+  /// StarKernelEmitter.cpp) instead. Same launch; each thread owns
+  /// `planeCols` consecutive outputs along axis 2 (one vector, a 16-byte
+  /// access in f32) of one row, and keeps their columns' 2 r0 + 1 values
+  /// along axis 0 in registers; only the output plane goes through shared
+  /// memory, with kR1 rows above and below and whole vectors either side
+  /// (starWidth). One step per pass.
   bool star = false;
+  int planeCols = 1; ///< Outputs a thread owns along axis 2 (star).
+  /// The star kernel's shared rows: the tile and ceil(r2 / planeCols)
+  /// vectors either side.
+  int starWidth() const {
+    return tile[2] + 2 * ((radius[2] + planeCols - 1) / planeCols) * planeCols;
+  }
   /// The tensor-core plane kernel (3-D boxes of f16/bf16 grids,
   /// TensorPlaneEmitter.cpp), with `plane` set: 1 for mma.sync m16n8k16,
   /// 2 for mma.sp m16n8k32. A warp owns 16 columns (axis 2) by
