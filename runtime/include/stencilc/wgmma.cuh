@@ -66,8 +66,7 @@ STENCILC_WG_HD std::uint64_t encodeBytes(unsigned bytes) {
 STENCILC_WG_HD std::uint64_t matrixDescriptor(unsigned start, unsigned lbo,
                                               unsigned sbo, Swizzle swizzle,
                                               unsigned baseOffset = 0) {
-  return encodeBytes(start) | encodeBytes(lbo) << 16 |
-         encodeBytes(sbo) << 32 |
+  return encodeBytes(start) | encodeBytes(lbo) << 16 | encodeBytes(sbo) << 32 |
          static_cast<std::uint64_t>(baseOffset & 7u) << 49 |
          static_cast<std::uint64_t>(swizzle) << 62;
 }
@@ -143,8 +142,8 @@ struct KMajorTile {
   /// `tileAddress` in the shared-memory window.
   STENCILC_WG_HD std::uint64_t descriptor(unsigned tileAddress,
                                           unsigned kb) const {
-    return matrixDescriptor(tileAddress + sliceOffset(kb),
-                            leadingByteOffset(), strideByteOffset(), swizzle);
+    return matrixDescriptor(tileAddress + sliceOffset(kb), leadingByteOffset(),
+                            strideByteOffset(), swizzle);
   }
 };
 
@@ -217,7 +216,9 @@ STENCILC_WG_HD bool supportedN(int n) {
 
 #if defined(__CUDA_ARCH__) && !defined(__CUDA_ARCH_FEAT_SM90_ALL) &&           \
     !defined(STENCILC_WGMMA_TRAP_ELSEWHERE)
+// clang-format off
 #error "stencilc/wgmma.cuh: wgmma needs the sm_90a target (nvcc -gencode arch=compute_90a,code=sm_90a); define STENCILC_WGMMA_TRAP_ELSEWHERE to compile its wrappers to __trap() for other targets"
+// clang-format on
 #endif
 
 #if defined(__CUDA_ARCH__) && defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -283,16 +284,18 @@ STENCILC_WG_HD bool supportedN(int n) {
 // predicate: false computes D = A B, true D = A B + D. imm-scale-a and
 // imm-scale-b are 1 (no negation); TAIL adds imm-trans-a and imm-trans-b
 // (0: K-major) where the type has them.
+// clang-format off
 #define STENCILC_WG_DENSE(NN, R, KTYPES, TAIL, IA, IB, IS)                     \
   if constexpr (N == NN) {                                                     \
     STENCILC_WG_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, " IS ", 0;\n"            \
                     "wgmma.mma_async.sync.aligned.m64n" #NN KTYPES             \
-                    " {" STENCILC_WG_P##R "}, " IA ", " IB ", p, 1, 1" TAIL    \
-                    ";\n}\n"                                                   \
+                    " {" STENCILC_WG_P##R "}, "                                \
+                    IA ", " IB ", p, 1, 1" TAIL ";\n}\n"                       \
                     : STENCILC_WG_D##R(0)                                      \
                     : "l"(a), "l"(b), "r"(static_cast<unsigned>(accumulate))   \
                     : "memory");                                               \
   }
+// clang-format on
 
 // Every dense shape of one type.
 #define STENCILC_WG_DENSE_ALL(KTYPES, TAIL)                                    \
@@ -305,17 +308,19 @@ STENCILC_WG_HD bool supportedN(int n) {
 
 // One sparse shape: as dense, with the metadata register at IE and the
 // selector, an immediate, at ISEL, before the accumulate flag at IS.
+// clang-format off
 #define STENCILC_WG_SPARSE(NN, R, KTYPES, IA, IB, IE, ISEL, IS)                \
   if constexpr (N == NN) {                                                     \
     STENCILC_WG_ASM("{\n.reg .pred p;\nsetp.ne.b32 p, " IS ", 0;\n"            \
                     "wgmma.mma_async.sp.sync.aligned.m64n" #NN KTYPES          \
-                    " {" STENCILC_WG_P##R "}, " IA ", " IB ", " IE ", " ISEL   \
-                    ", p, 1, 1, 0, 0;\n}\n"                                    \
+                    " {" STENCILC_WG_P##R "}, "                                \
+                    IA ", " IB ", " IE ", " ISEL ", p, 1, 1, 0, 0;\n}\n"       \
                     : STENCILC_WG_D##R(0)                                      \
                     : "l"(a), "l"(b), "r"(e), "n"(Sel),                        \
                       "r"(static_cast<unsigned>(accumulate))                   \
                     : "memory");                                               \
   }
+// clang-format on
 
 #define STENCILC_WG_SPARSE_ALL(KTYPES)                                         \
   STENCILC_WG_SPARSE(8, 4, KTYPES, "%4", "%5", "%6", "%7", "%8")               \
@@ -401,8 +406,8 @@ STENCILC_DEV void mma_f16(float (&d)[N / 2], std::uint64_t a, std::uint64_t b,
 
 /// As mma_f16, with bf16 operands.
 template <int N>
-STENCILC_DEV void mma_bf16(float (&d)[N / 2], std::uint64_t a,
-                           std::uint64_t b, bool accumulate) {
+STENCILC_DEV void mma_bf16(float (&d)[N / 2], std::uint64_t a, std::uint64_t b,
+                           bool accumulate) {
   static_assert(supportedN(N), "wgmma: N is one of 8, 16, 32, 64, 128, 256");
   STENCILC_WG_DENSE_ALL("k16.f32.bf16.bf16", ", 0, 0")
 }
@@ -411,8 +416,8 @@ STENCILC_DEV void mma_bf16(float (&d)[N / 2], std::uint64_t a,
 /// as 32-bit floats, K slices of 32 bytes). tf32 is K-major only: the
 /// instruction has no transpose operands.
 template <int N>
-STENCILC_DEV void mma_tf32(float (&d)[N / 2], std::uint64_t a,
-                           std::uint64_t b, bool accumulate) {
+STENCILC_DEV void mma_tf32(float (&d)[N / 2], std::uint64_t a, std::uint64_t b,
+                           bool accumulate) {
   static_assert(supportedN(N), "wgmma: N is one of 8, 16, 32, 64, 128, 256");
   STENCILC_WG_DENSE_ALL("k8.f32.tf32.tf32", "")
 }
