@@ -244,15 +244,16 @@ private:
   /// The weights of update `u` (index `ui`) by tap offset, as literals or
   /// the host's rounding in Args::w, into `w`; emits the linear form's
   /// constant and returns the expression every sum starts from.
-  /// The head of the plane-walking kernels (plane, star): the signature,
-  /// the shared buffer of `bufType`, the tile's origins, the thread's
-  /// position and whether the planes' box lies inside the domain.
+  /// The head of the plane kernel: the signature, the shared buffer of
+  /// `bufType`, the tile's origins, the thread's position and whether the
+  /// planes' box lies inside the domain.
   void emitPlaneKernelHead(const std::string &grid, const std::string &bufType);
   /// Its first part, which the star kernel shares: the signature, the
   /// shared buffer, the tile's origins o1, o2 and the segment's sc_s0.
   void emitPlaneKernelEntry(const std::string &bufType);
-  /// The plane-walking kernels' stores: once a block, whether the thread's
-  /// kRY outputs all lie inside (sc_clear) and their pointer; once a plane
+  /// The plane kernel's stores (the star kernel stores vectors itself):
+  /// once a block, whether the thread's kRY outputs all lie inside
+  /// (sc_clear) and their pointer; once a plane
   /// (`plane`, an axis-0 index), each output `value(i)` or, in a fixed
   /// band, its old value.
   void emitPlaneStoreSetup(int g);
