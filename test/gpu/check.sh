@@ -49,8 +49,8 @@ examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p star-2d9p-r2 box-2d49p h
           star3d4r star3d-mixed)
 # star3d4r (fixed halo) and test/gpu/Inputs/star3d-mixed (radii 2, 1, 3;
 # periodic, clamp, dirichlet; parameter weights): the register-queue star
-# kernel at auto and --fuse=1 in f32 and f64, at the 3-D check sizes (131
-# planes: two segments).
+# kernel at auto and --fuse=1 in every type, at the 3-D check sizes (131
+# planes: five segments of 32; 37x101x76: inner tiles, vector loads).
 # The examples with no tensor-core strategy: nonlinear, or linear with
 # several grids (hotspot).
 no_tc="allen-cahn varcoef-diffusion gray-scott gradient2d fdtd-2d hdiff upwind-2d hotspot wave-source"
