@@ -101,8 +101,9 @@ static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
     p.ring = 1;
     while (p.ring < 2 * (p.rows + p.radius[0]))
       p.ring *= 2;
+    // The rings hold the computation's type (f32 for f16 and bf16 grids).
     p.sharedBytes = static_cast<int64_t>(p.fuse) * p.ring * p.slab() *
-                    elemTypeBytes(s.elemType);
+                    elemTypeBytes(s.compType);
     if (p.sharedBytes <= maxSharedBytesPerBlock(arch))
       return true;
   }

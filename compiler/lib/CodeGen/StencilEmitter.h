@@ -280,6 +280,9 @@ private:
   /// computation's (f16, bf16), whose rounded value would differ from the
   /// reads' exact one.
   std::vector<int> ghostAxes() const;
+  /// `value`, of the grid's type, converted to the computation's where the
+  /// two differ (the streaming kernel's rings hold the computation's type).
+  std::string toComp(const std::string &value) const;
   std::string frozenCondition(int g, const std::string &nExpr) const;
   /// frozenCondition's part for axis `a`, of the coordinate `var`: empty
   /// where neither side of the axis is fixed.

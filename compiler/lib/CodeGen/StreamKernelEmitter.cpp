@@ -29,6 +29,13 @@ using namespace stencilc;
 // other columns). Rows of a level before its first valid one hold garbage
 // that no valid row reads.
 
+/// `value`, of the grid's type, as the rings hold it: in the computation's
+/// type.
+std::string StencilEmitter::toComp(const std::string &value) const {
+  return elem == comp ? value
+                      : "stencilc::rt::Convert<Comp>::from(" + value + ")";
+}
+
 /// The ring slot of window row `row`: `row & (kRing - 1)`, parenthesised.
 static std::string ringSlot(const std::string &row) {
   bool bare = row.find(' ') == std::string::npos;
@@ -68,7 +75,7 @@ void StencilEmitter::emitStreamConstants() {
   out.line("static_assert((kRing & (kRing - 1)) == 0 && kRing >= 2 * (kV + "
            "kR0), \"ring too small\");");
   out.line("constexpr size_t kSmemBytes = size_t(kFuse) * kRing * kSlab * "
-           "sizeof(Elem);");
+           "sizeof(Comp);");
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
   out.blank();
@@ -85,13 +92,13 @@ void StencilEmitter::emitStreamReads() {
     slabArgs += ", int l" + std::to_string(a);
   auto fn = out.scope(
       "__device__ __forceinline__ Comp sring_" + grid.name +
-      "(const Elem *s, int l0" + slabArgs + ", " +
+      "(const Comp *s, int l0" + slabArgs + ", " +
       axes([](int a) { return "long long q" + std::to_string(a); }) +
       ", const Args &a)");
   emitReadBoundaries(grid);
   std::string index = "(l0 & (kRing - 1)) * kSlab + ";
   index += D == 2 ? "l1" : "l1 * kB2 + l2";
-  out.line("return stencilc::rt::Convert<Comp>::from(s[{}]);", index);
+  out.line("return s[{}];", index);
   out.blank();
 }
 
@@ -107,7 +114,7 @@ void StencilEmitter::emitStreamLevel(int k) {
   out.line("// sc_rel - kR0 .. sc_rel + kV - 1 + kR0, q{}_0 .. q{}_{}.", k - 1,
            k - 1, V + 2 * r0 - 1);
   out.line("const int sc_rel = j * kV - {} * kD;", k);
-  out.line("const Elem *const sc_src = sc_ring + {} * kRing * kSlab;", k - 1);
+  out.line("const Comp *const sc_src = sc_ring + {} * kRing * kSlab;", k - 1);
   std::string zero = "stencilc::rt::Convert<Elem>::from(" +
                      std::string(compFloat ? "0.0f" : "0.0") + ")";
   std::string decl = "Elem ";
@@ -152,7 +159,9 @@ void StencilEmitter::emitStreamLevel(int k) {
           out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
                    u.root);
         else
-          out.line("sc_e{0} = ({1}) ? sc_src[{2} * kSlab + threadIdx.x] : "
+          // A fixed band keeps the level below's value, exact in the ring.
+          out.line("sc_e{0} = ({1}) ? stencilc::rt::Convert<Elem>::from("
+                   "sc_src[{2} * kSlab + threadIdx.x]) : "
                    "stencilc::rt::Convert<Elem>::from(v{3});",
                    m, frozen, ringSlot(rel), u.root);
       }
@@ -171,9 +180,8 @@ void StencilEmitter::emitStreamLevel(int k) {
                    std::to_string(m + r0 + n.offset[0]);
           int d = D == 2 ? n.offset[1]
                          : n.offset[1] * plan.box(2) + n.offset[2];
-          return "stencilc::rt::Convert<Comp>::from(sc_src[" +
-                 ringSlot(plus("sc_rel", m + n.offset[0])) + " * kSlab + " +
-                 plus("threadIdx.x", d) + "])";
+          return "sc_src[" + ringSlot(plus("sc_rel", m + n.offset[0])) +
+                 " * kSlab + " + plus("threadIdx.x", d) + "]";
         });
         out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
                  u.root);
@@ -201,8 +209,8 @@ void StencilEmitter::emitStreamLevel(int k) {
   if (k < plan.fuse) {
     auto more = out.scope("else");
     for (int m = 0; m < V; ++m)
-      out.line("sc_ring[({} * kRing + {}) * kSlab + threadIdx.x] = sc_e{};",
-               k, ringSlot(plus("sc_rel", m)), m);
+      out.line("sc_ring[({} * kRing + {}) * kSlab + threadIdx.x] = {};", k,
+               ringSlot(plus("sc_rel", m)), toComp("sc_e" + std::to_string(m)));
     for (int m = 0; m < 2 * r0; ++m)
       out.line("q{0}_{1} = q{0}_{2};", k, m, m + V);
     for (int m = 0; m < V; ++m)
@@ -225,7 +233,10 @@ void StencilEmitter::emitStreamKernel() {
            s.name);
   out.indent();
   out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
-  out.line("Elem *const sc_ring = reinterpret_cast<Elem *>(sc_smem);");
+  out.line("// The rings hold the computation's type: a 16-bit grid's value "
+           "converts once,\n// as it is loaded or made, not at each of its "
+           "reads.");
+  out.line("Comp *const sc_ring = reinterpret_cast<Comp *>(sc_smem);");
   out.line("// blockIdx.x numbers the tiles, the last axis fastest; a tile "
            "is a slab of the");
   out.line("// other axes times a segment of kT0 rows of axis 0.");
@@ -428,7 +439,8 @@ void StencilEmitter::emitStreamKernel() {
       emitStreamLevel(k);
     out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
              "  sc_ring[((j * kV + m) & (kRing - 1)) * kSlab + threadIdx.x] = "
-             "sc_in[m];");
+             "{};",
+             toComp("sc_in[m]"));
     for (int m = 0; m < 2 * r0; ++m)
       out.line("q0_{} = q0_{};", m, m + V);
     for (int m = 0; m < V; ++m)
