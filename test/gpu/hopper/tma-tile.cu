@@ -189,6 +189,13 @@ bool runCase(const char *name, const int (&extent)[3], const int (&box)[3],
     g.lo[i] = lo[i];
     g.count[i] = (extent[i] + lo[i] + box[i] - 1) / box[i];
   }
+  // Each stage buffer starts kTmaAlign-aligned only if a box's bytes are a
+  // multiple of it.
+  if (g.boxElems() * sizeof(U) % hw::kTmaAlign != 0) {
+    std::printf("  %s: a box of %zu bytes is no multiple of %d\n", name,
+                g.boxElems() * sizeof(U), hw::kTmaAlign);
+    return false;
+  }
   const std::size_t dumpCount =
       static_cast<std::size_t>(g.boxes()) * g.boxElems();
 
