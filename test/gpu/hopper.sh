@@ -6,6 +6,11 @@
 #   HOPPER <name> PASS|FAIL
 #
 # per program, after the program's own lines (one per case checked).
+#   tma-probe     runs first: one launch per step (mbarrier alone; a plain
+#                 cp.async.bulk with expect_tx; one tensor load; the same
+#                 through TmaPipeline<3>; one tensor store), printing
+#                 PROBE <step> PASS|FAIL and stopping at the first failure,
+#                 so that the first step to break shows.
 #   tma-tile      2-D (f32, f64, f16, bf16) and 3-D (f32, f64, f16) boxes,
 #                 many across the array's edges, through TmaPipeline<3>
 #                 (warp-specialized: a producer warp, four consumer warps),
@@ -26,7 +31,12 @@ nvcc=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
 mkdir -p "$dir"
 failed=0
 
+# tma-probe first: its lines say which step breaks when the others fail.
+srcs=("$root/test/gpu/hopper/tma-probe.cu")
 for src in "$root"/test/gpu/hopper/*.cu; do
+  [ "$(basename "$src")" = tma-probe.cu ] || srcs+=("$src")
+done
+for src in "${srcs[@]}"; do
   name=$(basename "$src" .cu)
   exe="$dir/$name"
   if ! "$nvcc" -std=c++17 -O2 -lineinfo -Werror all-warnings \
