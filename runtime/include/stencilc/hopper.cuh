@@ -27,7 +27,9 @@
 //
 // Conventions. Coordinates and extents are innermost axis first (x, then
 // y, then z), as the tensor map and cp.async.bulk.tensor take them. Shared
-// memory that TMA writes or reads is aligned to 128 bytes (kTmaAlign).
+// memory that TMA writes or reads is aligned to 128 bytes (kTmaAlign). The
+// x coordinate of every TMA copy is a multiple of 16 bytes (x * sizeof(T)
+// % 16 == 0, negative x included); y and z may be anything.
 //
 //===----------------------------------------------------------------------===//
 
@@ -173,6 +175,10 @@ inline MapResult fail(cudaError_t status, std::string message) {
 /// extent[1]; pitch[i] * sizeof(T) a multiple of 16), and a box of
 /// `box[i]` elements (at most 256 each; box[0] * sizeof(T) a multiple of
 /// 16). No swizzle, no interleave, 128-byte L2 promotion.
+///
+/// Coordinates: a copy's x (innermost) coordinate must be a multiple of
+/// 16 / sizeof(T) elements; the map cannot check it, it is the kernel's
+/// (see "TMA copies" below).
 ///
 /// Out-of-bounds boxes: a load whose box reaches outside [0, extent) on any
 /// axis, negative coordinates included, fills the elements outside with
@@ -488,6 +494,18 @@ STENCILC_HOPPER_DEV void barrierWaitCluster(std::uint64_t *bar,
 // issues each copy. Coordinates are signed element indices of the box's
 // first element, innermost first; see encodeTileMap for boxes that reach
 // outside the array.
+//
+// The innermost coordinate x must be a multiple of 16 bytes: x * sizeof(T)
+// % 16 == 0 (x = -4 for f32 is fine, x = -3 is not). A copy at any other
+// x ends the launch in cudaErrorIllegalInstruction, as Triton records for
+// its TMA lowering (triton-lang/triton #7385; the restriction its Gluon
+// TMA tutorial states), and as fits how tma-tile and cluster-halo's
+// multicast died on an H200 with x = -3 + 64 k and x = 42 in f32 while
+// every copy at an aligned x passed; test/gpu/hopper/tma-probe.cu's limit
+// steps check it on the GPU at hand. Neither the tensor map nor ptxas can
+// catch it (x is a run-time value), and nothing here checks it at run
+// time: a stencil's halo offset in x is a whole 16-byte unit, or the box
+// starts at the aligned x below and the kernel skips the extra elements.
 //===----------------------------------------------------------------------===//
 
 /// Brings the tensor map into the descriptor cache ahead of its first use.

@@ -192,9 +192,12 @@ bool runExchange(int cluster) {
 constexpr int kBoxX = 64, kBoxY = 16;
 constexpr int kArrayX = 200, kArrayY = 40;
 
-/// Where cluster i's box lies: some inside, some across an edge.
+/// Where cluster i's box lies: some inside, some across an edge. Every x
+/// is a multiple of 4 elements: an innermost TMA coordinate must be a
+/// multiple of 16 bytes (hopper.cuh, "TMA copies"; with boxes at x = 42
+/// and 142 the multicast died with an illegal instruction).
 __host__ __device__ void boxOrigin(int i, int &x, int &y) {
-  x = (i % 4) * 50 - 8; // -8, 42, 92, 142 (to 206 > kArrayX)
+  x = (i % 4) * 52 - 8; // -8, 44, 96, 148 (to 212 > kArrayX)
   y = (i / 4) * 30 - 4; // -4, 26 (to 42 > kArrayY)
 }
 

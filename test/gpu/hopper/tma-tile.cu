@@ -6,7 +6,9 @@
 // elected lane issues the loads, and four consumer warps), each block
 // taking every gridDim.x-th box so that the pipeline wraps around its
 // stages several times. The boxes tile the array from a negative origin
-// and overhang its far edges, so that many cross the array's boundary.
+// (its x a multiple of 16 bytes, as TMA requires of an innermost
+// coordinate) and overhang its far edges, so that many cross the array's
+// boundary.
 // The consumers copy each box, as it landed in shared memory, to a dump
 // in global memory, and into a staging buffer that one thread stores back
 // with a TMA store to an output array with a wider pitch and guard rows.
@@ -189,6 +191,13 @@ bool runCase(const char *name, const int (&extent)[3], const int (&box)[3],
     g.lo[i] = lo[i];
     g.count[i] = (extent[i] + lo[i] + box[i] - 1) / box[i];
   }
+  // Every box's x must be a multiple of 16 bytes (TMA faults with an
+  // illegal instruction otherwise): the first box's, and the box's width.
+  if (lo[0] * sizeof(U) % 16 != 0) {
+    std::printf("  %s: a box at x = -%d is %zu bytes off a multiple of 16\n",
+                name, lo[0], lo[0] * sizeof(U) % 16);
+    return false;
+  }
   // Each stage buffer starts kTmaAlign-aligned only if a box's bytes are a
   // multiple of it.
   if (g.boxElems() * sizeof(U) % hw::kTmaAlign != 0) {
@@ -314,17 +323,20 @@ int main() {
     return 1;
   }
   bool ok = true;
-  // 2-D: 1001 x 77 (odd sizes), boxes of 16 rows starting at (-3, -2);
-  // the box row is 128 or 256 bytes.
-  ok &= runCase<float, 2>("2d f32", {1001, 77, 1}, {64, 16, 1}, {3, 2, 0});
-  ok &= runCase<double, 2>("2d f64", {1001, 77, 1}, {32, 16, 1}, {3, 2, 0});
-  ok &= runCase<__half, 2>("2d f16", {1001, 77, 1}, {64, 16, 1}, {3, 2, 0});
+  // 2-D: 1001 x 77 (odd sizes), boxes of 16 rows starting 16 bytes before
+  // the array's start in x (an innermost coordinate must be a multiple of
+  // 16 bytes: hopper.cuh, "TMA copies") and 2 rows before it in y; the box
+  // row is 128 or 256 bytes.
+  ok &= runCase<float, 2>("2d f32", {1001, 77, 1}, {64, 16, 1}, {4, 2, 0});
+  ok &= runCase<double, 2>("2d f64", {1001, 77, 1}, {32, 16, 1}, {2, 2, 0});
+  ok &= runCase<__half, 2>("2d f16", {1001, 77, 1}, {64, 16, 1}, {8, 2, 0});
   ok &= runCase<__nv_bfloat16, 2>("2d bf16", {1001, 77, 1}, {64, 16, 1},
-                                  {3, 2, 0});
-  // 3-D: 203 x 37 x 11, boxes of 32 x 8 x 4 starting at (-5, -1, -2).
-  ok &= runCase<float, 3>("3d f32", {203, 37, 11}, {32, 8, 4}, {5, 1, 2});
-  ok &= runCase<double, 3>("3d f64", {203, 37, 11}, {16, 8, 4}, {5, 1, 2});
-  ok &= runCase<__half, 3>("3d f16", {203, 37, 11}, {64, 8, 2}, {5, 1, 2});
+                                  {8, 2, 0});
+  // 3-D: 203 x 37 x 11, boxes of 32 x 8 x 4 (f32) starting at 16 bytes
+  // before the array's start in x, (-1, -2) in y and z.
+  ok &= runCase<float, 3>("3d f32", {203, 37, 11}, {32, 8, 4}, {4, 1, 2});
+  ok &= runCase<double, 3>("3d f64", {203, 37, 11}, {16, 8, 4}, {2, 1, 2});
+  ok &= runCase<__half, 3>("3d f16", {203, 37, 11}, {64, 8, 2}, {8, 1, 2});
   std::printf("tma-tile: %s\n", ok ? "PASS" : "FAIL");
   return ok ? 0 : 1;
 }
