@@ -6,11 +6,21 @@
 #   HOPPER <name> PASS|FAIL
 #
 # per program, after the program's own lines (one per case checked).
-#   tma-probe     runs first: one launch per step (mbarrier alone; a plain
-#                 cp.async.bulk with expect_tx; one tensor load; the same
-#                 through TmaPipeline<3>; one tensor store), printing
+#   tma-probe     runs first: one launch per step (a-e: mbarrier alone; a
+#                 plain cp.async.bulk with expect_tx; one tensor load; the
+#                 same through TmaPipeline<3>; one tensor store; f-k: zero
+#                 fill at every edge, tma-tile's maps and shared-memory
+#                 layout, its warp-specialized kernel on one box, 3-D and
+#                 the other types, cluster-halo's multicast), printing
 #                 PROBE <step> PASS|FAIL and stopping at the first failure,
-#                 so that the first step to break shows.
+#                 so that the first step to break shows. After a failure
+#                 (its error sticks to the process) each step it did not
+#                 reach runs alone in a fresh process (PROBE-SOLO lines).
+#                 Then its limits run, each alone (PROBE-LIMIT lines, for
+#                 information, never failing the run): copies whose
+#                 innermost coordinate is no multiple of 16 bytes, which
+#                 hopper.cuh forbids; FAIL there (an illegal instruction)
+#                 confirms the rule, PASS refutes it.
 #   tma-tile      2-D (f32, f64, f16, bf16) and 3-D (f32, f64, f16) boxes,
 #                 many across the array's edges, through TmaPipeline<3>
 #                 (warp-specialized: a producer warp, four consumer warps),
@@ -51,8 +61,20 @@ for src in "${srcs[@]}"; do
     echo "HOPPER $name BUILT"
     continue
   fi
-  timeout "${TIMEOUT:-120}" "$exe"
-  rc=$?
+  timeout "${TIMEOUT:-120}" "$exe" | tee "$dir/$name.out"
+  rc=${PIPESTATUS[0]}
+  if [ "$name" = tma-probe ]; then
+    if [ $rc -ne 0 ]; then
+      for step in $("$exe" --list); do
+        grep -q "^PROBE $step[0-9]*-" "$dir/$name.out" ||
+          timeout "${TIMEOUT:-120}" "$exe" "$step"
+      done
+    fi
+    for limit in $("$exe" --limits); do
+      timeout "${TIMEOUT:-120}" "$exe" "$limit" ||
+        echo "  tma-probe $limit: exit status $? (for information)"
+    done
+  fi
   if [ $rc -eq 0 ] && [ "${MEMCHECK:-0}" = 1 ]; then
     for tool in memcheck racecheck; do
       if ! timeout 600 compute-sanitizer --tool "$tool" --error-exitcode 3 \
