@@ -11,11 +11,16 @@
 #                 same through TmaPipeline<3>; one tensor store; f-k: zero
 #                 fill at every edge, tma-tile's maps and shared-memory
 #                 layout, its warp-specialized kernel on one box, 3-D and
-#                 the other types, cluster-halo's multicast), printing
+#                 the other types, cluster-halo's multicast; h is h1
+#                 (loads), h2a (+ prefetch), h2b-h2d (+ store at
+#                 non-negative, negative-y, negative-x coordinates), h2e
+#                 (both, at negative x and y)), printing
 #                 PROBE <step> PASS|FAIL and stopping at the first failure,
 #                 so that the first step to break shows. After a failure
-#                 (its error sticks to the process) each step it did not
-#                 reach runs alone in a fresh process (PROBE-SOLO lines).
+#                 (its error sticks to the process) each step of --list it
+#                 did not reach (no PROBE line of its own; h1, h2a..h2e
+#                 each count apart) runs alone in a fresh process
+#                 (PROBE-SOLO lines).
 #                 Then its limits run, each alone (PROBE-LIMIT lines, for
 #                 information, never failing the run): copies whose
 #                 innermost coordinate is no multiple of 16 bytes, which

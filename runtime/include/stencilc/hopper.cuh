@@ -509,6 +509,11 @@ STENCILC_HOPPER_DEV void barrierWaitCluster(std::uint64_t *bar,
 //===----------------------------------------------------------------------===//
 
 /// Brings the tensor map into the descriptor cache ahead of its first use.
+/// The PTX ISA takes `prefetch{.const,.param}.tensormap [a]`, and without
+/// a state space a generic address: the generic address of a
+/// `const __grid_constant__ CUtensorMap` parameter (what every kernel here
+/// passes) is a legal operand, as CUTLASS's prefetch_tma_descriptor uses
+/// it. tma-probe's h2a runs it alone behind h1's loads.
 STENCILC_HOPPER_DEV void prefetchTensorMap(const CUtensorMap *map) {
 #if STENCILC_HOPPER_SM90
   asm volatile("prefetch.tensormap [%0];" ::"l"(map) : "memory");
@@ -608,7 +613,11 @@ STENCILC_HOPPER_DEV void tmaLoadMulticast(void *dst, const CUtensorMap *map,
 }
 
 /// Stores the 2-D box at `src` to (x, y) of the array; the elements outside
-/// the array are not written. Every thread that wrote `src` calls
+/// the array are not written. Unconfirmed for a negative x or y: the PTX
+/// ISA's out-of-bound rules are stated for loads (zero fill); an H200 died
+/// (cudaErrorIllegalInstruction) in tma-probe's old h2, prefetch plus a
+/// store at (-4, -2), after a store at (80, 40) passed; h2c (y < 0) and
+/// h2d (x < 0) run the store alone to tell. Every thread that wrote `src` calls
 /// fenceProxyAsync and then the block synchronizes before this; the store
 /// joins the issuing thread's open bulk group (tmaStoreCommit).
 STENCILC_HOPPER_DEV void tmaStore(const CUtensorMap *map, const void *src,

@@ -22,8 +22,12 @@
 //      box, with x moved to a multiple of 16 bytes (-4, not -3)
 //   h  tma-tile's warp-specialized kernel on one box of g's map: a
 //      producer warp whose elect.sync lane loads through TmaPipeline<3>,
-//      four consumer warps meeting at a named barrier; h1 without, h2 with
-//      the tensor-map prefetch and the TMA store of the box
+//      four consumer warps meeting at a named barrier; h1 without the
+//      tensor-map prefetch and the TMA store of the box, h2a with the
+//      prefetch only, h2b-h2d with the store only, at step e's (80, 40),
+//      at negative y (0, -2), at negative x (-4, 0); h2e with both, the
+//      store at the box's own (-4, -2) (each its own step, so that after a
+//      failure hopper.sh runs each later one alone)
 //   i  tma-tile's 3-D maps (203 x 37 x 11; f32, f64, f16), one box each
 //   j  tma-tile's other 2-D maps (f64, f16, bf16), one box each
 //   k  cluster-halo's multicast kernel and map, one cluster of 2, its
@@ -229,13 +233,20 @@ struct Geometry {
   }
 };
 
-/// tma-tile's streamBoxes, statement for statement; Full = false leaves
-/// out the tensor-map prefetch and the TMA store (and its waits).
-template <class U, int Rank, bool Full>
+/// What probeStreamBoxes adds to its loads: the tensor-map prefetch, the
+/// TMA store of each box (and its waits); both is tma-tile's streamBoxes.
+enum StreamMode { kLoadOnly = 0, kPrefetch = 1, kStore = 2 };
+
+/// tma-tile's streamBoxes, statement for statement, with the prefetch and
+/// the store each on or off (Mode) and each box stored shifted by
+/// (dx, dy) from where it was loaded (tma-tile: no shift).
+template <class U, int Rank, int Mode>
 __global__ void __launch_bounds__(kTileThreads)
     probeStreamBoxes(const __grid_constant__ CUtensorMap in,
                      const __grid_constant__ CUtensorMap out, U *dump,
-                     Geometry g) {
+                     Geometry g, int dx, int dy) {
+  constexpr bool Prefetch = (Mode & kPrefetch) != 0;
+  constexpr bool Store = (Mode & kStore) != 0;
   extern __shared__ unsigned char raw[];
   unsigned char *base =
       raw + (-hw::sharedAddress(raw) & (hw::kTmaAlign - 1));
@@ -250,7 +261,7 @@ __global__ void __launch_bounds__(kTileThreads)
   hw::PipelineStage<kStages> st;
   if (threadIdx.x < 32) {
     if (hw::electOne()) {
-      if constexpr (Full)
+      if constexpr (Prefetch)
         hw::prefetchTensorMap(&in);
       for (int t = blockIdx.x; t < g.boxes(); t += gridDim.x) {
         int c[3];
@@ -272,7 +283,7 @@ __global__ void __launch_bounds__(kTileThreads)
   const int ct = threadIdx.x - 32;
   for (int t = blockIdx.x; t < g.boxes(); t += gridDim.x) {
     pipe->consumerWait(st);
-    if constexpr (Full)
+    if constexpr (Store)
       if (ct == 0)
         hw::tmaStoreWaitRead<0>();
     hw::namedBarrier(1, kConsumers);
@@ -288,19 +299,19 @@ __global__ void __launch_bounds__(kTileThreads)
     if (ct % 32 == 0)
       pipe->consumerRelease(st);
     hw::namedBarrier(1, kConsumers);
-    if constexpr (Full)
+    if constexpr (Store)
       if (ct == 0) {
         int c[3];
         g.origin(t, c);
         if constexpr (Rank == 2)
-          hw::tmaStore(&out, staged, c[0], c[1]);
+          hw::tmaStore(&out, staged, c[0] + dx, c[1] + dy);
         else
-          hw::tmaStore(&out, staged, c[0], c[1], c[2]);
+          hw::tmaStore(&out, staged, c[0] + dx, c[1] + dy, c[2]);
         hw::tmaStoreCommit();
       }
     st.advance();
   }
-  if constexpr (Full)
+  if constexpr (Store)
     if (ct == 0)
       hw::tmaStoreWait<0>();
 }
@@ -676,8 +687,13 @@ bool stepG(Ctx &) {
          loadTileBox(a, "g2-tile-2d-f32-last-box", lastX, lastY);
 }
 
-/// h: tma-tile's kernel, one block, one box (tma-tile's first).
-template <bool Full> bool streamOneBox(const char *step) {
+/// h: tma-tile's kernel, one block, one box (tma-tile's first, loaded at
+/// (-4, -2)), with the prefetch and the store as Mode says, the store at
+/// (sx, sy).
+template <int Mode>
+bool streamOneBox(const char *step, int sx = -kTileLo2[0],
+                  int sy = -kTileLo2[1]) {
+  constexpr bool Full = (Mode & kStore) != 0;
   using U = Bits<float>;
   TileArray<float, 2> a(kTileExtent2, {64, 16, 1});
   if (!a.init(step))
@@ -695,11 +711,14 @@ template <bool Full> bool streamOneBox(const char *step) {
   const std::size_t smem = hw::kTmaAlign +
                            (kStages + 1) * elems * sizeof(U) +
                            sizeof(hw::TmaPipeline<kStages>);
-  auto kernel = probeStreamBoxes<U, 2, Full>;
+  auto kernel = probeStreamBoxes<U, 2, Mode>;
   STEP_CUDA(step, cudaFuncSetAttribute(
                       kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
                       int(smem)));
-  kernel<<<1, kTileThreads, smem>>>(a.in, a.out, ddump, g);
+  int c0[3];
+  g.origin(0, c0);
+  kernel<<<1, kTileThreads, smem>>>(a.in, a.out, ddump, g, sx - c0[0],
+                                    sy - c0[1]);
   cudaError_t e = cudaGetLastError();
   if (e == cudaSuccess)
     e = cudaDeviceSynchronize();
@@ -716,15 +735,16 @@ template <bool Full> bool streamOneBox(const char *step) {
     int c[3];
     g.origin(0, c);
     bad = a.check(step, got, c[0], c[1], c[2]);
-    // The output: the box's inside part stored (with Full), the rest
-    // still the sentinel.
+    // The output: the part of the box stored at (sx, sy) inside the array
+    // (with a store), the rest still the sentinel. The box holds what was
+    // loaded at c, zeros outside the input.
     for (std::uint64_t y = 0; y < a.outRows; ++y)
       for (std::uint64_t x = 0; x < a.outPitch; ++x) {
-        const long long bx = (long long)x - c[0], by = (long long)y - c[1];
+        const long long bx = (long long)x - sx, by = (long long)y - sy;
         const bool stored = Full && x < std::uint64_t(a.extent[0]) &&
                             y < std::uint64_t(a.extent[1]) && bx >= 0 &&
                             bx < g.box[0] && by >= 0 && by < g.box[1];
-        const U want = stored ? a.at(x, y, 0) : a.sentinel;
+        const U want = stored ? a.at(c[0] + bx, c[1] + by, 0) : a.sentinel;
         if (out[y * a.outPitch + x] != want && bad++ < 3)
           std::printf("  %s: output (%llu,%llu): got %#llx, want %#llx\n",
                       step, (unsigned long long)x, (unsigned long long)y,
@@ -735,9 +755,36 @@ template <bool Full> bool streamOneBox(const char *step) {
   return report(step, e, bad);
 }
 
-bool stepH(Ctx &) {
-  return streamOneBox<false>("h1-warp-specialized-load") &&
-         streamOneBox<true>("h2-warp-specialized-prefetch-store");
+// h1: the loads alone; h2a-h2d: h1 with one addition each, so that what
+// broke h2e (tma-tile's kernel in full) shows, each step alone in its
+// process after a failure; h2e: the prefetch and the store at tma-tile's
+// first box, (-4, -2): negative x and y.
+bool stepH1(Ctx &) {
+  return streamOneBox<kLoadOnly>("h1-warp-specialized-load");
+}
+/// h2a: + the tensor-map prefetch (generic address of the parameter).
+bool stepH2a(Ctx &) {
+  return streamOneBox<kPrefetch>("h2a-warp-specialized-prefetch");
+}
+/// h2b: + the store at step e's coordinates (80, 40): non-negative.
+bool stepH2b(Ctx &) {
+  return streamOneBox<kStore>("h2b-warp-specialized-store-e-coords",
+                              kArrayX - 16, 40);
+}
+/// h2c: + the store at negative y only (x = 0).
+bool stepH2c(Ctx &) {
+  return streamOneBox<kStore>("h2c-warp-specialized-store-y-negative", 0,
+                              -kTileLo2[1]);
+}
+/// h2d: + the store at negative x only (x = -4, 16 bytes; y = 0).
+bool stepH2d(Ctx &) {
+  return streamOneBox<kStore>("h2d-warp-specialized-store-x-negative",
+                              -kTileLo2[0], 0);
+}
+/// h2e: tma-tile's kernel in full (h1's old h2).
+bool stepH2e(Ctx &) {
+  return streamOneBox<kPrefetch | kStore>(
+      "h2e-warp-specialized-prefetch-store");
 }
 
 /// i: tma-tile's 3-D maps (its boxes), one box each at tma-tile's first
@@ -847,7 +894,9 @@ struct Step {
 
 const Step kSteps[] = {{"a", stepA}, {"b", stepB}, {"c", stepC},
                        {"d", stepD}, {"e", stepE}, {"f", stepF},
-                       {"g", stepG}, {"h", stepH}, {"i", stepI},
+                       {"g", stepG}, {"h1", stepH1}, {"h2a", stepH2a},
+                       {"h2b", stepH2b}, {"h2c", stepH2c}, {"h2d", stepH2d},
+                       {"h2e", stepH2e}, {"i", stepI},
                        {"j", stepJ}, {"k", stepK}};
 const Step kLimits[] = {{"limit-load", limitLoad},
                         {"limit-store", limitStore},
