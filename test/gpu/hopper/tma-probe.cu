@@ -781,7 +781,7 @@ bool stepH2d(Ctx &) {
   return streamOneBox<kStore>("h2d-warp-specialized-store-x-negative",
                               -kTileLo2[0], 0);
 }
-/// h2e: tma-tile's kernel in full (h1's old h2).
+/// h2e: tma-tile's kernel in full (the old h2).
 bool stepH2e(Ctx &) {
   return streamOneBox<kPrefetch | kStore>(
       "h2e-warp-specialized-prefetch-store");
