@@ -16,6 +16,8 @@
 //    there. A fat binary whose Hopper kernels are launched only on Hopper
 //    defines STENCILC_HOPPER_TRAP_BELOW_SM90 before including it; then the
 //    device functions compile, below sm_90, to __trap().
+//  - Defining STENCILC_HOPPER_CHECK_TMA before including it makes tmaStore
+//    trap at a negative start coordinate (off by default).
 //  - A host C++ compiler with the CUDA headers (g++ -x c++): the host part
 //    only (tensor-map encoding, cluster launches); the device part needs
 //    nvcc and is left out.
@@ -29,7 +31,8 @@
 // y, then z), as the tensor map and cp.async.bulk.tensor take them. Shared
 // memory that TMA writes or reads is aligned to 128 bytes (kTmaAlign). The
 // x coordinate of every TMA copy is a multiple of 16 bytes (x * sizeof(T)
-// % 16 == 0, negative x included); y and z may be anything.
+// % 16 == 0, negative x included); a load's y and z may be anything, a
+// store starts at x, y, z >= 0 (tmaStore).
 //
 //===----------------------------------------------------------------------===//
 
@@ -612,17 +615,43 @@ STENCILC_HOPPER_DEV void tmaLoadMulticast(void *dst, const CUtensorMap *map,
 #endif
 }
 
-/// Stores the 2-D box at `src` to (x, y) of the array; the elements outside
-/// the array are not written. Unconfirmed for a negative x or y: the PTX
-/// ISA's out-of-bound rules are stated for loads (zero fill); an H200 died
-/// (cudaErrorIllegalInstruction) in tma-probe's old h2, prefetch plus a
-/// store at (-4, -2), after a store at (80, 40) passed; h2c (y < 0) and
-/// h2d (x < 0) run the store alone to tell. Every thread that wrote `src` calls
-/// fenceProxyAsync and then the block synchronizes before this; the store
-/// joins the issuing thread's open bulk group (tmaStoreCommit).
+// Checks a TMA store's start (tmaStore) where STENCILC_HOPPER_CHECK_TMA is
+// defined before the header is included: a negative coordinate traps at
+// the store (a one-thread compare, off by default) instead of ending the
+// launch in an illegal instruction with no place named.
+namespace detail {
+STENCILC_HOPPER_DEV void checkStoreStart(int x, int y, int z = 0) {
+#if defined(STENCILC_HOPPER_CHECK_TMA)
+  if ((x | y | z) < 0)
+    __trap();
+#else
+  (void)x, (void)y, (void)z;
+#endif
+}
+} // namespace detail
+
+/// Stores the 2-D box at `src` to (x, y) of the array; the elements past
+/// the array's far edges are not written (a box may overhang them).
+///
+/// The start must lie in the array's non-negative range: x >= 0 and
+/// y >= 0 (z >= 0 in 3-D), unlike a load, which may start at negative
+/// coordinates and is zero-filled there. Measured on an H200 (driver
+/// 580.159.04): a store at (0, -2) or at (-4, 0) ended the launch in
+/// cudaErrorIllegalInstruction, a store at (80, 40) that overhangs the
+/// right edge passed (test/gpu/hopper/tma-probe.cu: step h2b, and the
+/// limits h2c and h2d). As for every copy, x * sizeof(T) is a multiple of
+/// 16 bytes. A box that starts before the array is written by ordinary
+/// per-thread stores instead (test/gpu/hopper/tma-tile.cu's edge boxes).
+/// Nothing checks the start unless STENCILC_HOPPER_CHECK_TMA is defined,
+/// which traps at a negative one.
+///
+/// Every thread that wrote `src` calls fenceProxyAsync and then the block
+/// synchronizes before this; the store joins the issuing thread's open
+/// bulk group (tmaStoreCommit).
 STENCILC_HOPPER_DEV void tmaStore(const CUtensorMap *map, const void *src,
                                   int x, int y) {
 #if STENCILC_HOPPER_SM90
+  detail::checkStoreStart(x, y);
   asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group "
                "[%0, {%1, %2}], [%3];" ::"l"(map),
                "r"(x), "r"(y), "r"(sharedAddress(src))
@@ -633,10 +662,14 @@ STENCILC_HOPPER_DEV void tmaStore(const CUtensorMap *map, const void *src,
 #endif
 }
 
-/// Stores the 3-D box at `src` to (x, y, z).
+/// Stores the 3-D box at `src` to (x, y, z). As for the 2-D store: x, y
+/// and z >= 0 (a negative start gave cudaErrorIllegalInstruction on an
+/// H200), x * sizeof(T) a multiple of 16 bytes, overhanging the far edges
+/// is fine.
 STENCILC_HOPPER_DEV void tmaStore(const CUtensorMap *map, const void *src,
                                   int x, int y, int z) {
 #if STENCILC_HOPPER_SM90
+  detail::checkStoreStart(x, y, z);
   asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group "
                "[%0, {%1, %2, %3}], [%4];" ::"l"(map),
                "r"(x), "r"(y), "r"(z), "r"(sharedAddress(src))

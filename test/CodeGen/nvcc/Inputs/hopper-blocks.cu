@@ -70,7 +70,7 @@ __global__ void tile3d(const __grid_constant__ CUtensorMap in,
   hw::fenceProxyAsync();
   __syncthreads();
   if (threadIdx.x == 0) {
-    hw::tmaStore(&out, box, -2, 3, 5);
+    hw::tmaStore(&out, box, 0, 3, 5); // a store starts at x, y, z >= 0
     hw::tmaStoreCommit();
     hw::tmaStoreWait<0>();
     *flag = 1;
