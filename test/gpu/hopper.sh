@@ -12,24 +12,26 @@
 #                 fill at every edge, tma-tile's maps and shared-memory
 #                 layout, its warp-specialized kernel on one box, 3-D and
 #                 the other types, cluster-halo's multicast; h is h1
-#                 (loads), h2a (+ prefetch), h2b-h2d (+ store at
-#                 non-negative, negative-y, negative-x coordinates), h2e
-#                 (both, at negative x and y)), printing
+#                 (loads), h2a (+ prefetch), h2b (+ store at non-negative
+#                 coordinates)), printing
 #                 PROBE <step> PASS|FAIL and stopping at the first failure,
 #                 so that the first step to break shows. After a failure
 #                 (its error sticks to the process) each step of --list it
-#                 did not reach (no PROBE line of its own; h1, h2a..h2e
+#                 did not reach (no PROBE line of its own; h1, h2a, h2b
 #                 each count apart) runs alone in a fresh process
 #                 (PROBE-SOLO lines).
 #                 Then its limits run, each alone (PROBE-LIMIT lines, for
-#                 information, never failing the run): copies whose
-#                 innermost coordinate is no multiple of 16 bytes, which
-#                 hopper.cuh forbids; FAIL there (an illegal instruction)
-#                 confirms the rule, PASS refutes it.
+#                 information, never failing the run): copies that
+#                 hopper.cuh forbids, whose innermost coordinate is no
+#                 multiple of 16 bytes, and h2c-h2e, h's TMA store at a
+#                 negative y, x, and both; FAIL there (an illegal
+#                 instruction) confirms the rule, PASS refutes it.
 #   tma-tile      2-D (f32, f64, f16, bf16) and 3-D (f32, f64, f16) boxes,
 #                 many across the array's edges, through TmaPipeline<3>
 #                 (warp-specialized: a producer warp, four consumer warps),
-#                 loaded and stored by TMA, bit for bit against the CPU.
+#                 loaded by TMA, stored by TMA where a box starts at
+#                 non-negative coordinates (by each thread where not),
+#                 bit for bit against the CPU.
 #   cluster-halo  halo strips through DSMEM in clusters of 2, 4 and 8
 #                 blocks, and multicast loads in clusters of 2 and 4.
 #

@@ -24,10 +24,10 @@
 //      producer warp whose elect.sync lane loads through TmaPipeline<3>,
 //      four consumer warps meeting at a named barrier; h1 without the
 //      tensor-map prefetch and the TMA store of the box, h2a with the
-//      prefetch only, h2b-h2d with the store only, at step e's (80, 40),
-//      at negative y (0, -2), at negative x (-4, 0); h2e with both, the
-//      store at the box's own (-4, -2) (each its own step, so that after a
-//      failure hopper.sh runs each later one alone)
+//      prefetch only, h2b with the store only, at step e's (80, 40) (each
+//      its own step, so that after a failure hopper.sh runs each later
+//      one alone); its stores at negative coordinates are limits (h2c-h2e
+//      below)
 //   i  tma-tile's 3-D maps (203 x 37 x 11; f32, f64, f16), one box each
 //   j  tma-tile's other 2-D maps (f64, f16, bf16), one box each
 //   k  cluster-halo's multicast kernel and map, one cluster of 2, its
@@ -41,13 +41,21 @@
 // the steps after a failure, each in a fresh process.
 //
 // Limits (never in the default sequence; `tma-probe --limits` names them,
-// `tma-probe <limit>` runs one, printing PROBE-LIMIT lines): what the
-// hardware does with an innermost box coordinate that is no multiple of
-// 16 bytes, as the TMA kernels had it when they died with an illegal
-// instruction (tma-tile's boxes at x = -3 + 64 k in f32, cluster-halo's
-// multicast boxes at x = 42 and 142). A FAIL there (expected:
-// cudaErrorIllegalInstruction) confirms the rule that hopper.cuh now
-// states; a PASS refutes it.
+// `tma-probe <limit>` runs one, printing PROBE-LIMIT lines): copies that
+// hopper.cuh forbids, each expected to end in cudaErrorIllegalInstruction.
+//   limit-load, limit-store, limit-multicast: an innermost box coordinate
+//      that is no multiple of 16 bytes, as the TMA kernels had it when
+//      they died (tma-tile's boxes at x = -3 + 64 k in f32, cluster-halo's
+//      multicast boxes at x = 42 and 142)
+//   h2c, h2d, h2e: h's kernel with a TMA store that starts at a negative
+//      coordinate: negative y (0, -2), negative x (-4, 0), and both
+//      (-4, -2) behind the prefetch (tma-tile's first box, as tma-tile
+//      stored it before it kept TMA stores to non-negative starts). On an
+//      H200 (driver 580.159.04) all three failed with
+//      cudaErrorIllegalInstruction while h2b, the same store at (80, 40),
+//      passed: hopper.cuh's tmaStore rule.
+// A FAIL there confirms the rule that hopper.cuh states; a PASS refutes
+// it (on that GPU and driver).
 //
 //===----------------------------------------------------------------------===//
 
@@ -756,9 +764,10 @@ bool streamOneBox(const char *step, int sx = -kTileLo2[0],
 }
 
 // h1: the loads alone; h2a-h2d: h1 with one addition each, so that what
-// broke h2e (tma-tile's kernel in full) shows, each step alone in its
-// process after a failure; h2e: the prefetch and the store at tma-tile's
-// first box, (-4, -2): negative x and y.
+// broke h2e (tma-tile's old kernel in full) shows; h2e: the prefetch and
+// the store at tma-tile's first box, (-4, -2): negative x and y. h1-h2b
+// are steps; h2c-h2e, stores that start at a negative coordinate, are
+// limits (hopper.cuh, tmaStore).
 bool stepH1(Ctx &) {
   return streamOneBox<kLoadOnly>("h1-warp-specialized-load");
 }
@@ -771,18 +780,19 @@ bool stepH2b(Ctx &) {
   return streamOneBox<kStore>("h2b-warp-specialized-store-e-coords",
                               kArrayX - 16, 40);
 }
-/// h2c: + the store at negative y only (x = 0).
-bool stepH2c(Ctx &) {
+/// h2c (a limit): + the store at negative y only (x = 0).
+bool limitH2c(Ctx &) {
   return streamOneBox<kStore>("h2c-warp-specialized-store-y-negative", 0,
                               -kTileLo2[1]);
 }
-/// h2d: + the store at negative x only (x = -4, 16 bytes; y = 0).
-bool stepH2d(Ctx &) {
+/// h2d (a limit): + the store at negative x only (x = -4, 16 bytes;
+/// y = 0).
+bool limitH2d(Ctx &) {
   return streamOneBox<kStore>("h2d-warp-specialized-store-x-negative",
                               -kTileLo2[0], 0);
 }
-/// h2e: tma-tile's kernel in full (the old h2).
-bool stepH2e(Ctx &) {
+/// h2e (a limit): tma-tile's old kernel in full (the old h2).
+bool limitH2e(Ctx &) {
   return streamOneBox<kPrefetch | kStore>(
       "h2e-warp-specialized-prefetch-store");
 }
@@ -892,15 +902,17 @@ struct Step {
   bool (*run)(Ctx &);
 };
 
-const Step kSteps[] = {{"a", stepA}, {"b", stepB}, {"c", stepC},
-                       {"d", stepD}, {"e", stepE}, {"f", stepF},
-                       {"g", stepG}, {"h1", stepH1}, {"h2a", stepH2a},
-                       {"h2b", stepH2b}, {"h2c", stepH2c}, {"h2d", stepH2d},
-                       {"h2e", stepH2e}, {"i", stepI},
-                       {"j", stepJ}, {"k", stepK}};
+const Step kSteps[] = {{"a", stepA},     {"b", stepB},     {"c", stepC},
+                       {"d", stepD},     {"e", stepE},     {"f", stepF},
+                       {"g", stepG},     {"h1", stepH1},   {"h2a", stepH2a},
+                       {"h2b", stepH2b}, {"i", stepI},     {"j", stepJ},
+                       {"k", stepK}};
 const Step kLimits[] = {{"limit-load", limitLoad},
                         {"limit-store", limitStore},
-                        {"limit-multicast", limitMulticast}};
+                        {"limit-multicast", limitMulticast},
+                        {"h2c", limitH2c},
+                        {"h2d", limitH2d},
+                        {"h2e", limitH2e}};
 
 } // namespace
 
