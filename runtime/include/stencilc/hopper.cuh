@@ -98,6 +98,24 @@ namespace stencilc::rt::hopper {
 /// cp.async.bulk.tensor.
 inline constexpr int kTmaAlign = 128;
 
+/// Whether a TMA store (tmaStore) of a box `boxX` elements wide at x >= 0
+/// into an array of `extentX` elements along axis 0 writes nothing past
+/// the array's row: the box ends inside the row, or the row is a whole
+/// number of 16-byte units. A TMA store writes the last, partial 16-byte
+/// unit of a row whole: measured on an H200 (tma-tile, docs/results/
+/// session18-call6-hopper.txt), every box that overhung a row of 1001 f32
+/// also wrote columns 1001..1003 (up to the next 16 bytes, not to the
+/// pitch: 1004..1007 kept their sentinel) with what the staged box held
+/// there (zeros from a load's fill), as Triton records for its descriptor
+/// stores (triton-lang/triton #11583). A load clips at extentX exactly.
+/// x and boxX are multiples of 16 bytes, as every copy's are.
+template <class T>
+__host__ __device__ constexpr bool
+tmaStoreStaysInRow(std::uint64_t extentX, std::int64_t x, std::uint32_t boxX) {
+  return x + std::int64_t(boxX) <= std::int64_t(extentX) ||
+         extentX * sizeof(T) % 16 == 0;
+}
+
 //===----------------------------------------------------------------------===//
 // Host: tensor maps (cuTensorMapEncodeTiled through the runtime's driver
 // entry point, so that programs need not link -lcuda).
@@ -186,8 +204,12 @@ inline MapResult fail(cudaError_t status, std::string message) {
 /// Out-of-bounds boxes: a load whose box reaches outside [0, extent) on any
 /// axis, negative coordinates included, fills the elements outside with
 /// zeros (+0.0, all bits clear; CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE) and
-/// still completes the box's full byte count on its mbarrier; a store
-/// writes only the elements inside, so a box may overhang the array edge.
+/// still completes the box's full byte count on its mbarrier. A store
+/// skips the rows and planes outside, but along axis 0 it writes whole
+/// 16-byte units: a box that overhangs the end of a row whose extent[0] *
+/// sizeof(T) is no multiple of 16 also writes the elements up to the next
+/// 16 bytes (the pitch's padding, or a neighbour's data in a sub-array
+/// view) with what the box holds there (tmaStoreStaysInRow).
 /// The map holds `base`: encode a new one when the array moves.
 template <class T, int Rank>
 MapResult encodeTileMap(CUtensorMap *map, const T *base,
@@ -630,16 +652,21 @@ STENCILC_HOPPER_DEV void checkStoreStart(int x, int y, int z = 0) {
 }
 } // namespace detail
 
-/// Stores the 2-D box at `src` to (x, y) of the array; the elements past
-/// the array's far edges are not written (a box may overhang them).
+/// Stores the 2-D box at `src` to (x, y) of the array; the rows past the
+/// array's far edge are not written, nor the elements past the end of a
+/// row beyond its last 16-byte unit: a box that overhangs the end of a
+/// row whose bytes are no multiple of 16 writes that unit whole, elements
+/// past the extent included (tmaStoreStaysInRow says when not; measured
+/// on an H200 by tma-tile).
 ///
 /// The start must lie in the array's non-negative range: x >= 0 and
 /// y >= 0 (z >= 0 in 3-D), unlike a load, which may start at negative
 /// coordinates and is zero-filled there. Measured on an H200 (driver
 /// 580.159.04): a store at (0, -2) or at (-4, 0) ended the launch in
-/// cudaErrorIllegalInstruction, a store at (80, 40) that overhangs the
-/// right edge passed (test/gpu/hopper/tma-probe.cu: step h2b, and the
-/// limits h2c and h2d). As for every copy, x * sizeof(T) is a multiple of
+/// cudaErrorIllegalInstruction, the same store at (80, 40) passed
+/// (test/gpu/hopper/tma-probe.cu: step h2b, and the limits h2c and h2d),
+/// as did step e's, which overhangs the right edge of a 96-wide f32
+/// array (384 bytes a row: no partial 16-byte unit to write whole). As for every copy, x * sizeof(T) is a multiple of
 /// 16 bytes. A box that starts before the array is written by ordinary
 /// per-thread stores instead (test/gpu/hopper/tma-tile.cu's edge boxes).
 /// Nothing checks the start unless STENCILC_HOPPER_CHECK_TMA is defined,
@@ -665,7 +692,7 @@ STENCILC_HOPPER_DEV void tmaStore(const CUtensorMap *map, const void *src,
 /// Stores the 3-D box at `src` to (x, y, z). As for the 2-D store: x, y
 /// and z >= 0 (a negative start gave cudaErrorIllegalInstruction on an
 /// H200), x * sizeof(T) a multiple of 16 bytes, overhanging the far edges
-/// is fine.
+/// is fine in y and z, and in x only where tmaStoreStaysInRow.
 STENCILC_HOPPER_DEV void tmaStore(const CUtensorMap *map, const void *src,
                                   int x, int y, int z) {
 #if STENCILC_HOPPER_SM90

@@ -3,8 +3,8 @@
 // Input of test/CodeGen/nvcc/hopper-host.test, compiled by a host C++
 // compiler with the CUDA headers (no nvcc): encodeTileMap's checks of its
 // arguments, each of which must fail before the driver is reached, with
-// the message the test expects, and launchCluster's check of the cluster
-// shape. Needs no GPU.
+// the message the test expects, launchCluster's check of the cluster
+// shape, and tmaStoreStaysInRow. Needs no GPU.
 //
 //===----------------------------------------------------------------------===//
 
@@ -49,5 +49,14 @@ int main() {
   const cudaError_t e = hw::launchCluster(kernelStub, dim3(6), dim3(32), 0,
                                           nullptr, dim3(4), 1);
   std::printf("cluster 4 of 6: %s\n", cudaGetErrorName(e));
+  // Whether a TMA store stays in its row: tma-tile's last f32 box in x
+  // (956 + 64 > 1001, 4004 bytes a row) does not, the one before it does,
+  // and any box does in a row of whole 16-byte units.
+  std::printf("row: %d %d %d %d %d\n",
+              hw::tmaStoreStaysInRow<float>(1001, 956, 64),
+              hw::tmaStoreStaysInRow<float>(1001, 892, 64),
+              hw::tmaStoreStaysInRow<float>(1004, 956, 64),
+              hw::tmaStoreStaysInRow<double>(1001, 992, 32),
+              hw::tmaStoreStaysInRow<__half>(1008, 960, 64));
   return 0;
 }
