@@ -11,12 +11,17 @@
 // boundary.
 // The consumers copy each box, as it landed in shared memory, to a dump
 // in global memory, and store it back to an output array with a wider
-// pitch and guard rows: a box that starts at x, y, z >= 0 through a
+// pitch and guard rows: a box that starts at x, y, z >= 0 and, where a
+// row's bytes are no multiple of 16, ends inside the row, through a
 // staging buffer that one thread stores with a TMA store (clipped at the
-// far edges), an edge box that starts at a negative coordinate with
-// ordinary per-thread stores of its elements inside the array, since a
-// TMA store must not start at a negative coordinate (hopper.cuh,
-// tmaStore: an illegal instruction on an H200).
+// far edges in y and z), an edge box with ordinary per-thread stores of
+// its elements inside the array: one that starts at a negative
+// coordinate, since a TMA store must not (hopper.cuh, tmaStore: an
+// illegal instruction on an H200), and one that overhangs the end of a
+// row of 1001 or 203 elements, since a TMA store writes the row's last
+// 16-byte unit whole, the padding past the row included
+// (hopper.cuh, tmaStoreStaysInRow: the zeros of the load's fill in
+// columns 1001..1003 of f32 on an H200).
 //
 // The CPU then checks, bit for bit, for f32, f64, f16 and bf16 in 2-D
 // and f32, f64 and f16 in 3-D:
@@ -62,9 +67,12 @@ struct Geometry {
   __host__ __device__ int boxes() const {
     return count[0] * count[1] * count[2];
   }
-  /// Whether a box at c may be stored by TMA: no coordinate negative.
-  __host__ __device__ static bool tmaStorable(const int (&c)[3]) {
-    return c[0] >= 0 && c[1] >= 0 && c[2] >= 0;
+  /// Whether a box at c of T may be stored by TMA: no coordinate
+  /// negative, and nothing written past the end of a row.
+  template <class T>
+  __host__ __device__ bool tmaStorable(const int (&c)[3]) const {
+    return c[0] >= 0 && c[1] >= 0 && c[2] >= 0 &&
+           hw::tmaStoreStaysInRow<T>(extent[0], c[0], box[0]);
   }
   /// The coordinates of box t's first element.
   __host__ __device__ void origin(int t, int (&c)[3]) const {
@@ -129,7 +137,7 @@ __global__ void __launch_bounds__(kThreads)
     U *boxDump = dump + static_cast<std::size_t>(t) * elems;
     int c[3];
     g.origin(t, c);
-    const bool byTma = Geometry::tmaStorable(c);
+    const bool byTma = g.tmaStorable<U>(c);
     for (int i = ct; i < elems; i += kConsumers) {
       const U v = src[i];
       boxDump[i] = v;
@@ -293,7 +301,7 @@ bool runCase(const char *name, const int (&extent)[3], const int (&box)[3],
   for (int t = 0; t < g.boxes(); ++t) {
     int c[3];
     g.origin(t, c);
-    byTma += Geometry::tmaStorable(c);
+    byTma += g.tmaStorable<U>(c);
     bool crosses = false;
     for (int k = 0; k < box[2]; ++k)
       for (int j = 0; j < box[1]; ++j)
