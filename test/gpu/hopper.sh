@@ -30,8 +30,9 @@
 #                 many across the array's edges, through TmaPipeline<3>
 #                 (warp-specialized: a producer warp, four consumer warps),
 #                 loaded by TMA, stored by TMA where a box starts at
-#                 non-negative coordinates (by each thread where not),
-#                 bit for bit against the CPU.
+#                 non-negative coordinates and does not overhang the end
+#                 of a row that is no whole number of 16-byte units (by
+#                 each thread where not), bit for bit against the CPU.
 #   cluster-halo  halo strips through DSMEM in clusters of 2, 4 and 8
 #                 blocks, and multicast loads in clusters of 2 and 4.
 #
