@@ -58,6 +58,12 @@ if cuda_include and host_cxx:
         "-I" + cuda_include,
         "-I" + os.path.join(config.stencilc_src_root, "runtime", "include"),
         "-pthread"])))
+    # Plain host C++ with the CUDA headers and warnings as errors: what a
+    # .cpp that includes a runtime header's host part is compiled with.
+    config.substitutions.append(("%hostcxx", " ".join([
+        host_cxx, "-std=c++17", "-Wall", "-Wextra", "-Werror", "-x", "c++",
+        "-I" + cuda_include,
+        "-I" + os.path.join(config.stencilc_src_root, "runtime", "include")])))
 
 # MPI runs several processes of generated code on the CPU, each rank's
 # kernels through the emulation (test/CodeGen/distributed). OpenMPI is told

@@ -78,6 +78,7 @@ cmake --install "$build" --prefix "$scratch/prefix" >/dev/null
 for f in bin/stencilc include/stencilc/runtime.cuh include/stencilc/driver.cuh \
          include/stencilc/distributed.h include/stencilc/distributed.cuh \
          include/stencilc/distributed_driver.cuh include/stencilc/wgmma.cuh \
+         include/stencilc/hopper.cuh \
          lib/cmake/Stencilc/StencilcConfig.cmake \
          lib/cmake/Stencilc/StencilcConfigVersion.cmake \
          lib/cmake/Stencilc/StencilcHelpers.cmake; do
