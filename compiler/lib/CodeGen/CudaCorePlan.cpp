@@ -210,6 +210,22 @@ static CudaCorePlan planeWalk(const Stencil &s, const CudaCorePlan &base) {
   return p;
 }
 
+/// Whether the linear update is a full box of radius `r` along every axis
+/// whose taps each have their own weight (no two share a coefficient).
+static bool ownWeightBox(const Stencil &s, int r) {
+  const std::vector<Tap> &taps = s.updates.front().linear->taps;
+  size_t box = 1;
+  for (int a = 0; a < s.dims; ++a) {
+    if (s.updatedRadius(a) != r)
+      return false;
+    box *= 2 * r + 1;
+  }
+  std::set<int> coeffs;
+  for (const Tap &tap : taps)
+    coeffs.insert(tap.coeff);
+  return taps.size() == box && coeffs.size() == box;
+}
+
 /// The plane kernel, where it pays: a linear 3-D update of one grid with a
 /// radius of 2 to 4 along every axis, at one step per pass, on the shapes
 /// the rules choose (not a --tile), in f32 or f64. Wide boxes are bound by
@@ -228,8 +244,15 @@ static std::optional<CudaCorePlan> planPlane(const Stencil &s,
   // Radius 2 to 4, the shapes ptxas was checked on: at radius 8 the sums
   // alone (4 x 17) would pass the 128 registers, and the radius-8 box's
   // source stays refused by its size (test/CodeGen/source-size-bound.st).
+  // Radius 1 where every axis has it, for a full box whose 27 taps each
+  // have their own weight: there the streaming kernel multiplies every tap
+  // too, and ran at 110-118 GStencils/s (j3d27pt, t = 1 and 2, H200) where
+  // the plane kernel ran at 197 (docs/benchmarks.md, session 19). A box
+  // of shared weights (box-3d27p: 1/27) is the streaming kernel's, which
+  // sums before it multiplies (254 against the plane kernel's 189).
+  const bool box1 = ownWeightBox(s, 1);
   for (int a = 0; a < s.dims; ++a)
-    if (base.radius[a] < 2 || base.radius[a] > 4)
+    if ((base.radius[a] < 2 && !box1) || base.radius[a] > 4)
       return std::nullopt;
   // Each thread's 4 outputs along axis 1 share each value it reads (4 + 2 r
   // rows for 4 outputs), with 2 r0 + 1 partial sums of each: 20 to 36
