@@ -227,7 +227,8 @@ static bool ownWeightBox(const Stencil &s, int r) {
 }
 
 /// The plane kernel, where it pays: a linear 3-D update of one grid with a
-/// radius of 2 to 4 along every axis, at one step per pass, on the shapes
+/// radius of 2 to 4 along every axis (or a radius-1 box whose taps each
+/// have their own weight, ownWeightBox), at one step per pass, on the shapes
 /// the rules choose (not a --tile), in f32 or f64. Wide boxes are bound by
 /// their FMAs, and the streaming kernel's four rows of every tap unrolled
 /// spilled at any register count (docs/benchmarks.md, "Why the wide 3-D
