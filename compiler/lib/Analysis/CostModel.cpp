@@ -330,8 +330,10 @@ std::optional<CostCandidate> planeCandidate(CostCandidate &c,
 /// uniform bookkeeping (25); the queue shifts by renaming and costs
 /// nothing. Each instruction costs an FFMA's two flops. This counts the
 /// inner tiles' path from the SASS (sm_90): about 30 instructions an output
-/// for star3d2r, where ncu measured 46 over the whole grid (the edge
-/// tiles load point by point), docs/benchmarks.md, session 18.
+/// for star3d2r, where ncu measured 46 over the whole grid
+/// (docs/benchmarks.md, session 18). Not bound by bandwidth either: f16
+/// moves half the bytes in the same time (session 19), which this model
+/// does not capture, so it predicts f16 about twice too fast.
 ///
 /// Not yet calibrated on a GPU: the next plane's loads are in flight while
 /// the current one is summed, so the times overlap; until a description
