@@ -229,18 +229,20 @@ static bool ownWeightBox(const Stencil &s, int r) {
 /// The plane kernel, where it pays: a linear 3-D update of one grid with a
 /// radius of 2 to 4 along every axis (or a radius-1 box whose taps each
 /// have their own weight, ownWeightBox), at one step per pass, on the shapes
-/// the rules choose (not a --tile), in f32 or f64. Wide boxes are bound by
-/// their FMAs, and the streaming kernel's four rows of every tap unrolled
-/// spilled at any register count (docs/benchmarks.md, "Why the wide 3-D
-/// boxes are slow on CUDA cores"); high-order stars read 2 r + 1 planes
-/// per output there and reached 15-26% of the DRAM roofline (issue 24),
-/// where the plane kernel reads each plane once. The cost model weighs it
-/// at t = 1 against the streaming kernel at t >= 2 (star3d2r keeps t = 2). `base` holds the depth and the radii; the plane kernel
-/// takes the streaming kernel's stencils (streamable).
+/// the rules choose (not a --tile), in every element type (f16 and bf16
+/// planes convert once as they load and are summed in f32). Wide boxes are
+/// bound by their FMAs, and the streaming kernel's four rows of every tap
+/// unrolled spilled at any register count (docs/benchmarks.md, "Why the wide
+/// 3-D boxes are slow on CUDA cores"); high-order stars read 2 r + 1 planes per
+/// output there and reached 15-26% of the DRAM roofline (issue 24), where the
+/// plane kernel reads each plane once. The cost model weighs it at t = 1
+/// against the streaming kernel at t >= 2 (star3d2r keeps t = 2). `base` holds
+/// the depth and the radii; the plane kernel takes the streaming kernel's
+/// stencils (streamable).
 static std::optional<CudaCorePlan> planPlane(const Stencil &s,
                                              const CudaCorePlan &base) {
-  if (!streamable(s) || base.fuse != 1 || s.hints.tile ||
-      s.hints.threads || !s.isLinear() || s.elemType != s.compType)
+  if (!streamable(s) || base.fuse != 1 || s.hints.tile || s.hints.threads ||
+      !s.isLinear())
     return std::nullopt;
   // Radius 2 to 4, the shapes ptxas was checked on: at radius 8 the sums
   // alone (4 x 17) would pass the 128 registers, and the radius-8 box's
@@ -267,8 +269,11 @@ static std::optional<CudaCorePlan> planPlane(const Stencil &s,
   // bytes at 128 and fits in 252 at one block an SM (8 warps, each with
   // 18 independent sums).
   p.minBlocks = s.elemType == ElemType::F64 && s.maxUpdatedRadius() >= 4 ? 1 : 2;
-  p.sharedBytes = 2 * static_cast<int64_t>(p.box(1)) * p.box(2) *
-                  elemTypeBytes(s.elemType);
+  // The shared planes hold the computation's type, as the star kernel's do:
+  // a 16-bit value converts once as it loads, not at each of its reads, and
+  // a dirichlet value keeps its exact value.
+  p.sharedBytes =
+      2 * static_cast<int64_t>(p.box(1)) * p.box(2) * elemTypeBytes(s.compType);
   return p;
 }
 

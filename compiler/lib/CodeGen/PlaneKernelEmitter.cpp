@@ -4,7 +4,8 @@
 // block owns kT1 x kT2 outputs of axes 1 and 2 and a segment of kT0 planes
 // of axis 0. It walks the input planes of the segment and its halo along
 // axis 0 one at a time: each plane, with a halo of kR1 and kR2, is loaded
-// once into one of two shared-memory buffers (the next plane's loads are in
+// once into one of two shared-memory buffers, in the computation's type (an
+// f16 or bf16 value converts as it loads; the next plane's loads are in
 // flight while the current one is summed), and each thread adds the plane's
 // contribution to the 2 kR0 + 1 output planes it touches for its kRY
 // outputs along axis 1:
@@ -44,7 +45,7 @@ void StencilEmitter::emitPlaneConstants() {
            "\"one thread per kRY outputs\");");
   out.line("// Plane elements each thread loads.");
   out.line("constexpr int kLoads = (kPlane + kThreads - 1) / kThreads;");
-  out.line("constexpr size_t kSmemBytes = 2 * size_t(kPlane) * sizeof(Elem);");
+  out.line("constexpr size_t kSmemBytes = 2 * size_t(kPlane) * sizeof(Comp);");
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
   out.blank();
@@ -59,31 +60,33 @@ void StencilEmitter::emitPlaneKernel() {
   const int Q = 2 * r0 + 1, RY = plan.planeRows;
   const std::string n = grid.name;
 
-  emitPlaneKernelHead(n, "Elem");
+  emitPlaneKernelHead(n, "Comp");
   {
     auto fn =
-        out.scope("auto sc_fetch = [&](long long q0, Elem (&v)[kLoads])", "};");
+        out.scope("auto sc_fetch = [&](long long q0, Comp (&v)[kLoads])", "};");
     out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
     out.line("  const Elem *const sc_p = sc_box + q0 * sc_stride;");
     out.line("#pragma unroll");
     out.line("  for (int k = 0; k < kLoads; ++k) {{");
     out.line("    const int e = threadIdx.x + k * kThreads;");
     out.line("    if (kPlane % kThreads == 0 || e < kPlane)");
-    out.line("      v[k] = sc_p[e / kB2 * a.n2 + e % kB2];");
+    out.line("      v[k] = stencilc::rt::Convert<Comp>::from(sc_p[e / kB2 * "
+             "a.n2 + e "
+             "% kB2]);");
     out.line("  }}");
     out.line("}} else {{");
     out.line("#pragma unroll");
     out.line("  for (int k = 0; k < kLoads; ++k) {{");
     out.line("    const int e = threadIdx.x + k * kThreads;");
     out.line("    if (kPlane % kThreads == 0 || e < kPlane)");
-    out.line("      v[k] = gread_{}<Elem>(a.in_{}, q0, o1 + e / kB2, o2 + e % "
+    out.line("      v[k] = gread_{}<Comp>(a.in_{}, q0, o1 + e / kB2, o2 + e % "
              "kB2, a.n0, a.n1, a.n2);",
              n, n);
     out.line("  }}");
     out.line("}}");
   }
   {
-    auto fn = out.scope("auto sc_put = [&](Elem *dst, const Elem (&v)[kLoads])",
+    auto fn = out.scope("auto sc_put = [&](Comp *dst, const Comp (&v)[kLoads])",
                         "};");
     out.line("#pragma unroll");
     out.line("for (int k = 0; k < kLoads; ++k) {{");
@@ -105,7 +108,7 @@ void StencilEmitter::emitPlaneKernel() {
       decl += std::string(i ? ", " : "") + acc(q, i) + " = " + start;
     out.line("{};", decl);
   }
-  out.line("Elem sc_v[kLoads];");
+  out.line("Comp sc_v[kLoads];");
   out.line("sc_fetch(sc_s0 - kH0, sc_v);");
   out.line("sc_put(sc_buf, sc_v);");
   out.line("__syncthreads();");
@@ -117,7 +120,7 @@ void StencilEmitter::emitPlaneKernel() {
     auto loop = out.scope("for (int sc_p = 0; sc_p < sc_planes; ++sc_p)");
     out.line("const bool sc_more = sc_p + 1 < sc_planes;");
     out.line("if (sc_more)\n  sc_fetch(sc_s0 - kH0 + sc_p + 1, sc_v);");
-    out.line("const Elem *const sc_src = sc_buf + (sc_p & 1) * kPlane + "
+    out.line("const Comp *const sc_src = sc_buf + (sc_p & 1) * kPlane + "
              "sc_ty * kB2 + sc_tx;");
     // Row by row of the plane's box: its 2 r2 + 1 values serve every
     // output row and output plane that reads them.
@@ -125,9 +128,8 @@ void StencilEmitter::emitPlaneKernel() {
       auto row = out.scope("");
       std::string vals = "const Comp ";
       for (int dx = 0; dx <= 2 * r2; ++dx)
-        vals += fmt::format(
-            "{}sc_x{} = stencilc::rt::Convert<Comp>::from(sc_src[{}])",
-            dx ? ", " : "", dx, yy * plan.box(2) + dx);
+        vals += fmt::format("{}sc_x{} = sc_src[{}]", dx ? ", " : "", dx,
+                            yy * plan.box(2) + dx);
       out.line("{};", vals);
       for (int i = 0; i < RY; ++i) {
         int dy = yy - r1 - i;
