@@ -12,12 +12,16 @@ the model's resource times of every candidate (--explain=FILE.tsv), and
            prints them as description-file lines, checks that stencilc given
            those lines predicts what the fit does, and scores a hold-out fit
            (half of the examples fitted, the other half scored);
+  --kinds  with --fit: fit only the kinds that this regular expression
+           finds (cuda-core\.star\.); every other kind keeps the weights
+           it has (the description's, else CalibratedWeights.inc's);
   always   reports, per case (example x type x precision policy), every
            candidate predicted against measured, whether the automatic
            choice is within 10% of the fastest measured candidate the policy
            allows, and the median absolute error of the prediction.
 
   calibrate.py --dir .cal --hw probe.hw --results r1.txt r2.txt [--fit]
+               [--kinds REGEX]
                [--write-inc compiler/lib/Analysis/CalibratedWeights.inc]
 """
 import argparse
@@ -63,7 +67,8 @@ def tsv(args, ex, ty, hw, policy):
     rows = {}
     for line in lines[1:]:
         r = dict(zip(head, line.split("\t")))
-        for k in ("predicted", "t_dram", "t_shared", "t_compute"):
+        for k in ("predicted", "t_dram", "t_shared", "t_compute",
+                  "t_split"):
             r[k] = float(r[k])
         rows[r["candidate"]] = r
     return rows
@@ -115,7 +120,7 @@ def nnls(xs, ys):
     return w
 
 
-def fit(cases, model, examples):
+def fit(cases, model, examples, kinds=None):
     data = {}
     for (ex, ty), got in cases.items():
         if ex not in examples:
@@ -123,16 +128,24 @@ def fit(cases, model, examples):
         rows = model[(ex, ty, "tf32" if ty == "f32" else "exact")]
         for label, m in got.items():
             if m and label in rows:
-                g = data.setdefault(group(ex, ty, label, rows[label]),
-                                    ([], []))
+                k = group(ex, ty, label, rows[label])
+                if kinds and not re.search(kinds, k):
+                    continue
+                g = data.setdefault(k, ([], []))
                 g[0].append(features(rows[label]))
                 g[1].append(1.0 / m)
     return {g: nnls(xs, ys) for g, (xs, ys) in data.items()}
 
 
 def predict(r, ex, ty, label, weights):
-    w = weights.get(group(ex, ty, label, r), [1.0, 1.0, 1.0])
+    """The prediction with the fitted weights of the candidate's kind, as
+    CostModel.cpp's finish() makes it (split-TF32's extra products weigh
+    at least 1); a kind not fitted keeps the model's own prediction."""
+    w = weights.get(group(ex, ty, label, r))
+    if w is None:
+        return r["predicted"]
     t = sum(a * b for a, b in zip(w, features(r)))
+    t += max(w[2], 1.0) * r["t_split"]
     return 1.0 / t if t > 0 else 0.0
 
 
@@ -157,6 +170,27 @@ def score(cases, model, weights, examples):
             errors.append((abs(pred[l] - m) / m, ex, ty, pol, l, pred[l], m,
                            allowed[l]["bound"]))
     return verdicts, errors
+
+
+def base_weights(hw, root):
+    """The weights a description gives, else the built-in ones
+    (CalibratedWeights.inc): a description's weight lines are a set."""
+    got = {}
+    for line in open(hw):
+        m = re.match(r"weight\.(\S+)\.(dram|shared|compute)\s*=\s*(\S+)",
+                     line)
+        if m:
+            got.setdefault(m.group(1), [0.0, 0.0, 0.0])[
+                RES.index(m.group(2))] = float(m.group(3))
+    if got:
+        return got
+    inc = os.path.join(root, "compiler", "lib", "Analysis",
+                       "CalibratedWeights.inc")
+    for line in open(inc):
+        m = re.match(r'\{"([^"]+)", \{([^}]*)\}\},', line)
+        if m:
+            got[m.group(1)] = [float(v) for v in m.group(2).split(",")]
+    return got
 
 
 def hw_with(hw, weights):
@@ -186,6 +220,8 @@ def main():
     ap.add_argument("--root", default=ROOT)
     ap.add_argument("--stencilc")
     ap.add_argument("--fit", action="store_true")
+    ap.add_argument("--kinds", help="with --fit: a regular expression of "
+                    "the kinds to fit (unit.kernel.width.Nd)")
     ap.add_argument("--write-inc", help="with --fit: write the weights as "
                     "compiler/lib/Analysis/CalibratedWeights.inc")
     args = ap.parse_args()
@@ -198,7 +234,9 @@ def main():
     hw = args.hw
     if args.fit:
         model = models(args, cases, hw)
-        weights = fit(cases, model, examples)
+        weights = fit(cases, model, examples, args.kinds)
+        # Every kind: the fitted ones, and the others as they stand.
+        every = dict(base_weights(args.hw, args.root), **weights)
         print("Fitted weights (description-file lines):\n\n```")
         for k, w in sorted(weights.items()):
             for r, v in zip(RES, w):
@@ -209,19 +247,23 @@ def main():
                 f.write("// Written by test/gpu/calibrate.py --fit "
                         "(docs/cost-model.md): the\n// weights of DRAM, "
                         "shared memory and compute per unit, kernel kind\n"
-                        "// and width, fitted on %s.\n" % ", ".join(
-                            os.path.basename(r) for r in args.results))
-                for k, w in sorted(weights.items()):
+                        "// and width, fitted on %s%s.\n" % (", ".join(
+                            os.path.basename(r) for r in args.results),
+                            "" if not args.kinds else
+                            "\n// (the kinds matching %s; the others as "
+                            "they stood)" % args.kinds))
+                for k, w in sorted(every.items()):
                     f.write('{"%s", {%.4g, %.4g, %.4g}},\n' % ((k,) + tuple(w)))
         halves = [examples[0::2], examples[1::2]]
         for train, test in (halves, halves[::-1]):
-            v, e = score(cases, model, fit(cases, model, train), test)
+            v, e = score(cases, model, fit(cases, model, train, args.kinds),
+                         test)
             print("Hold-out: fitted on %s; on %s the choice is within 10%% "
                   "in %d of %d cases, median |error| %.0f%%.\n" % (
                       ", ".join(train), ", ".join(test),
                       sum(x[-1] for x in v), len(v),
                       100 * statistics.median(x[0] for x in e)))
-        hw = hw_with(args.hw, weights)
+        hw = hw_with(args.hw, every)
         # stencilc itself must predict what the fit does.
         check = models(args, cases, hw)
         for key, rows in check.items():

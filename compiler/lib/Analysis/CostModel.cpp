@@ -297,7 +297,9 @@ std::optional<CostCandidate> planeCandidate(CostCandidate &c,
   const double sharedReads = rho * static_cast<double>(read.size()) / rows;
   const double sharedWrites = rho * planeElems / (p.tile[1] * p.tile[2]);
   c.tGlobal = elem * (box / outputs + 1) / hw.bandwidth * 1e9;
-  c.tShared = elem * (sharedReads + sharedWrites) / hw.sharedBandwidth * 1e9;
+  // The shared planes hold the computation's type (f32 for f16 grids).
+  c.tShared = elemTypeBytes(s.compType) * (sharedReads + sharedWrites) /
+              hw.sharedBandwidth * 1e9;
   double perOutput = rho * (taps + (2 * p.radius[0] + 1)) + sharedReads +
                      rho * (8 * loadsPerThread + 10) / rows;
   c.tCompute = 2 * perOutput / hw.cudaCorePeak(s.elemType) * 1e9;
@@ -332,13 +334,15 @@ std::optional<CostCandidate> planeCandidate(CostCandidate &c,
 /// inner tiles' path from the SASS (sm_90): about 30 instructions an output
 /// for star3d2r, where ncu measured 46 over the whole grid
 /// (docs/benchmarks.md, session 18). Not bound by bandwidth either: f16
-/// moves half the bytes in the same time (session 19), which this model
-/// does not capture, so it predicts f16 about twice too fast.
+/// moves half the bytes in the same time (session 19). The counts do not
+/// capture that; the fitted weights do (cuda-core.star.half.3d weighs DRAM
+/// 1.9, f32 1.2: CalibratedWeights.inc, fitted in session 20 on the 3-D
+/// suite, docs/cost-model.md).
 ///
-/// Not yet calibrated on a GPU: the next plane's loads are in flight while
-/// the current one is summed, so the times overlap; until a description
-/// weighs the kind, the binding term counts in full and the other two at
-/// a quarter (kStarOverlap).
+/// The next plane's loads are in flight while the current one is summed,
+/// so the times overlap; where a description does not weigh the kind, the
+/// binding term counts in full and the other two at a quarter
+/// (kStarOverlap).
 std::optional<CostCandidate> starCandidate(CostCandidate &c, const Context &x,
                                            const CudaCorePlan &p) {
   const Stencil &s = x.s;
