@@ -790,6 +790,8 @@ STENCILC_HOPPER_DEV void namedBarrier(unsigned id, unsigned threads) {
 //       bar = pipe.producerExpect(st, bytes)   ... read stage st.stage ...
 //       tmaLoad(buf[st.stage], map, bar, ...)  pipe.consumerRelease(st)
 //       st.advance()                   st.advance()
+//
+// produceBoxes runs the producer's column for the boxes of one tensor map.
 //===----------------------------------------------------------------------===//
 
 /// A position in the pipeline: the stage, and the parity of the phase its
@@ -848,6 +850,33 @@ template <int Stages> struct TmaPipeline {
     barrierArrive(&empty[st.stage]);
   }
 };
+
+/// The producer's column above for boxes of one tensor map, as a
+/// warp-specialized kernel runs it on its producer warp's elected lane:
+/// boxes first, first + step, ... below `boxes`, box t into stage buffer
+/// `stages + stage * elems` (elems elements of U) at the coordinates
+/// origin(t, c) writes into int c[3] (innermost first; Rank of them used),
+/// running ahead of the consumers by up to Stages boxes.
+template <int Rank, int Stages, class U, class Origin>
+STENCILC_HOPPER_DEV void
+produceBoxes(TmaPipeline<Stages> &pipe, const CUtensorMap *map, U *stages,
+             int elems, int first, int step, int boxes, Origin origin) {
+  static_assert(Rank == 2 || Rank == 3, "boxes of rank 2 or 3");
+  PipelineStage<Stages> st;
+  for (int t = first; t < boxes; t += step) {
+    int c[3];
+    origin(t, c);
+    pipe.producerAcquire(st);
+    std::uint64_t *bar =
+        pipe.producerExpect(st, elems * static_cast<int>(sizeof(U)));
+    U *dst = stages + st.stage * elems;
+    if constexpr (Rank == 2)
+      tmaLoad(dst, map, bar, c[0], c[1]);
+    else
+      tmaLoad(dst, map, bar, c[0], c[1], c[2]);
+    st.advance();
+  }
+}
 
 //===----------------------------------------------------------------------===//
 // Thread-block clusters (PTX ISA 9.7.13.4 barrier.cluster, 9.7.9.12 mapa).

@@ -109,19 +109,9 @@ __global__ void __launch_bounds__(kThreads)
     // boxes, then the warp is done.
     if (hw::electOne()) {
       hw::prefetchTensorMap(&in);
-      for (int t = blockIdx.x; t < g.boxes(); t += gridDim.x) {
-        int c[3];
-        g.origin(t, c);
-        pipe->producerAcquire(st);
-        std::uint64_t *bar =
-            pipe->producerExpect(st, elems * static_cast<int>(sizeof(U)));
-        U *dst = stage + st.stage * elems;
-        if constexpr (Rank == 2)
-          hw::tmaLoad(dst, &in, bar, c[0], c[1]);
-        else
-          hw::tmaLoad(dst, &in, bar, c[0], c[1], c[2]);
-        st.advance();
-      }
+      hw::produceBoxes<Rank>(*pipe, &in, stage, elems, blockIdx.x, gridDim.x,
+                             g.boxes(),
+                             [&](int t, int(&c)[3]) { g.origin(t, c); });
     }
     return;
   }
