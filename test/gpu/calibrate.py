@@ -14,7 +14,8 @@ the model's resource times of every candidate (--explain=FILE.tsv), and
            (half of the examples fitted, the other half scored);
   --kinds  with --fit: fit only the kinds that this regular expression
            finds (cuda-core\.star\.); every other kind keeps the weights
-           it has (the description's, else CalibratedWeights.inc's);
+           it has (the description's, else CalibratedWeights.inc's), as a
+           kind that the results do not time does in any fit;
   always   reports, per case (example x type x precision policy), every
            candidate predicted against measured, whether the automatic
            choice is within 10% of the fastest measured candidate the policy
