@@ -92,11 +92,38 @@ static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
   return estimate <= kUnrollRegisters ? p.ring / p.rows : 1;
 }
 
+/// The values a thread of the streaming kernel keeps in registers at
+/// `rows` rows an iteration, in registers: every level's rows (rows + 2 *
+/// radius0 each), the loads in flight (2 * rows), and the update's distinct
+/// constants, which ptxas keeps in registers for the unrolled rows.
+static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
+  std::set<double> constants;
+  std::vector<bool> live = s.graph.reachable(s.roots());
+  for (size_t i = 0; i < live.size(); ++i)
+    if (live[i] && s.graph[i].op == Op::Const && !s.graph[i].logical)
+      constants.insert(s.graph[i].value);
+  int words = s.compType == ElemType::F64 ? 2 : 1;
+  return (p.fuse * (rows + 2 * p.radius[0]) + 2 * rows +
+          static_cast<int>(constants.size())) *
+         words;
+}
+
 /// Sets the rows of one streaming iteration and the rings: 4 planes
 /// between barriers where the rings fit in shared memory (the sweep's
-/// best), else 2, else 1. False where not even 1 fits.
+/// best) and the registers hold them, else 2, else 1. False where not even
+/// 1 fits.
+///
+/// The registers: 1024 threads get 64 each, and 4 rows spilled where
+/// streamValues passed 28. Measured on an H100 (docs/benchmarks.md,
+/// session 21; 7 shapes, f32 and f16, t = 2 and 3): at 28 or less 4 rows
+/// were 3-15% faster than 2 (heat-3d t = 3 at 28: +3%), above it 2 rows
+/// were faster by 2-30% (star3d1r t = 3 at 33: +14%, +24% in f16), but for
+/// the stars of radius 2 and 3 at t = 3 (45, 57), within 1-6% either way.
 static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
+  constexpr int kStreamValues = 28;
   for (int rows : {4, 2, 1}) {
+    if (rows == 4 && streamValues(s, p, rows) > kStreamValues)
+      continue;
     p.rows = rows;
     p.ring = 1;
     while (p.ring < 2 * (p.rows + p.radius[0]))

@@ -114,19 +114,15 @@ void StencilEmitter::emitConstants() {
                     std::to_string(plan.radius[a]);
            }));
   // Tiles closer than this to the domain's edge apply boundary conditions
-  // (none along the streaming kernel's ghost axes).
+  // (none along the streaming kernel's ghost and band axes).
   out.line("{}constexpr int {};",
-           plan.plane || (plan.stream && !ghostAxes().empty())
+           plan.plane || (plan.stream &&
+                          (!ghostAxes().empty() || !bandAxes().empty()))
                ? "[[maybe_unused]] "
                : "",
            axes([&](int a) {
-             // The span covers the points where an update's inlined form
-             // and its form as written may differ (stages, new values).
-             int e = plan.radius[a];
-             for (const Update &u : s.updates)
-               e = std::max(
-                   {e, u.reachLo[a], u.reachHi[a], u.spanLo[a], u.spanHi[a]});
-             return "kE" + std::to_string(a) + " = " + std::to_string(e);
+             return "kE" + std::to_string(a) + " = " +
+                    std::to_string(edgeWidth(a));
            }));
   out.line("constexpr int {};", axes([](int a) {
              std::string i = std::to_string(a);
@@ -448,6 +444,15 @@ void StencilEmitter::emitRuntimeWeights() {
                  weights[ui][group[k]].slot, k);
     }
   }
+}
+
+int StencilEmitter::edgeWidth(int a) const {
+  // The span covers the points where an update's inlined form and its form
+  // as written may differ (stages, new values).
+  int e = plan.radius[a];
+  for (const Update &u : s.updates)
+    e = std::max({e, u.reachLo[a], u.reachHi[a], u.spanLo[a], u.spanHi[a]});
+  return e;
 }
 
 std::string StencilEmitter::frozenCondition(int g,

@@ -280,6 +280,15 @@ private:
   /// computation's (f16, bf16), whose rounded value would differ from the
   /// reads' exact one.
   std::vector<int> ghostAxes() const;
+  /// The streaming kernel's band axes: slab axes fixed on both sides whose
+  /// bands hold every point the edge can change (each update's reads and
+  /// form as written). A column in a band keeps the level below's value,
+  /// and every other column reads inside the domain: no column needs
+  /// boundary conditions.
+  std::vector<int> bandAxes() const;
+  /// How far from the domain's edge along axis `a` boundary conditions, or
+  /// an update's form as written, can change a value (kE<a>).
+  int edgeWidth(int a) const;
   /// `value`, of the grid's type, converted to the computation's where the
   /// two differ (the streaming kernel's rings hold the computation's type).
   std::string toComp(const std::string &value) const;

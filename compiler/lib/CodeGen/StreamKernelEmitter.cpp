@@ -57,6 +57,28 @@ std::vector<int> StencilEmitter::ghostAxes() const {
   return axesOut;
 }
 
+std::vector<int> StencilEmitter::bandAxes() const {
+  std::vector<int> axesOut;
+  const int g = updated.front();
+  const Grid &grid = s.grids[g];
+  const Update &u = *s.updateOf(g);
+  for (int a = 1; a < D; ++a) {
+    const AxisBoundary &b = grid.boundary[a];
+    if (b.side[0].kind != BoundaryKind::Fixed ||
+        b.side[1].kind != BoundaryKind::Fixed)
+      continue;
+    // Each side's band must hold every point whose value the edge can
+    // change: every update's reads and its form as written.
+    bool wide = true;
+    for (const Update &v : s.updates)
+      wide &= std::max(v.reachLo[a], v.spanLo[a]) <= u.reachLo[a] &&
+              std::max(v.reachHi[a], v.spanHi[a]) <= u.reachHi[a];
+    if (wide)
+      axesOut.push_back(a);
+  }
+  return axesOut;
+}
+
 /// The streaming kernel's constants after those it shares with the box
 /// kernel (emitConstants).
 void StencilEmitter::emitStreamConstants() {
@@ -183,8 +205,14 @@ void StencilEmitter::emitStreamLevel(int k) {
           return "sc_src[" + ringSlot(plus("sc_rel", m + n.offset[0])) +
                  " * kSlab + " + plus("threadIdx.x", d) + "]";
         });
-        out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
-                 u.root);
+        if (bandAxes().empty())
+          out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
+                   u.root);
+        else
+          // A band column keeps its own value of the level below.
+          out.line("sc_e{0} = stencilc::rt::Convert<Elem>::from(sc_band ? "
+                   "q{1}_{2} : v{3});",
+                   m, k - 1, m + r0, u.root);
       }
     }
     // The last level's rows go to the output only, never to a ghost.
@@ -248,9 +276,11 @@ void StencilEmitter::emitStreamKernel() {
   } else {
     out.line("const int l2 = threadIdx.x % kB2, l1 = threadIdx.x / kB2;");
   }
-  const std::vector<int> ghosts = ghostAxes();
+  const std::vector<int> ghosts = ghostAxes(), bands = bandAxes();
+  // Ghost and band axes need no boundary conditions at the slab's edge.
   auto ghosted = [&](int a) {
-    return std::find(ghosts.begin(), ghosts.end(), a) != ghosts.end();
+    return std::find(ghosts.begin(), ghosts.end(), a) != ghosts.end() ||
+           std::find(bands.begin(), bands.end(), a) != bands.end();
   };
   std::string slabIn, slabEdge, mine, depth;
   for (int a = 1; a < D; ++a) {
@@ -290,6 +320,17 @@ void StencilEmitter::emitStreamKernel() {
              "need no boundary conditions.");
     out.line("const bool sc_ghost = {};", ghost);
     out.line("const Elem sc_ghostValue = {};", value);
+  }
+  if (!bands.empty()) {
+    std::string band;
+    for (int a : bands)
+      band += (band.empty() ? "" : " || ") +
+              frozenAxisCondition(updated.front(), a, "g" + std::to_string(a),
+                                  "a.n");
+    out.line("// Columns in a fixed band along a slab axis (band columns) "
+             "keep the level\n// below's value in every level; the other "
+             "columns read inside the domain.");
+    out.line("const bool sc_band = {};", band);
   }
   out.line("const bool sc_slabEdge = {};",
            slabEdge.empty() ? "false" : slabEdge);
@@ -385,9 +426,9 @@ void StencilEmitter::emitStreamKernel() {
            "level's rows at");
   out.line("// least kE0 rows from the edge: they skip the boundary "
            "conditions.");
-  if (!ghosts.empty())
-    out.line("// Ghost axes do not count: their edge needs no boundary "
-             "conditions.");
+  if (!ghosts.empty() || !bands.empty())
+    out.line("// Ghost and band axes do not count: their edge needs no "
+             "boundary conditions.");
   out.line("const bool sc_inner = {};", inner.empty() ? "true" : inner);
   out.line("auto sc_ceil = [](long long p) {{ return p >= 0 ? (p + kV - 1) / "
            "kV : -(-p / kV); }};");
