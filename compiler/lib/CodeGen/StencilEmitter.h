@@ -276,10 +276,12 @@ private:
   /// The streaming kernel's ghost axes: slab axes with a dirichlet
   /// boundary, where the columns outside the domain hold the boundary
   /// value in every level, so that the columns beside them need no
-  /// boundary conditions. Empty where the element type is not the
-  /// computation's (f16, bf16), whose rounded value would differ from the
-  /// reads' exact one.
+  /// boundary conditions. A 16-bit grid's ghosts hold it in the
+  /// computation's type (ringValue), as the reads return it.
   std::vector<int> ghostAxes() const;
+  /// `value`, of the grid's type, as the streaming kernel's rings hold it:
+  /// converted, or a 16-bit grid's ghost value.
+  std::string ringValue(const std::string &value) const;
   /// The streaming kernel's band axes: slab axes fixed on both sides whose
   /// bands hold every point the edge can change (each update's reads and
   /// form as written). A column in a band keeps the level below's value,

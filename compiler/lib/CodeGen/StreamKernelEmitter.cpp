@@ -36,6 +36,17 @@ std::string StencilEmitter::toComp(const std::string &value) const {
                       : "stencilc::rt::Convert<Comp>::from(" + value + ")";
 }
 
+/// `value`, of the grid's type, as a ring holds it. A 16-bit grid's ghost
+/// columns hold the wall's value there in the computation's type, set
+/// here, as the reads through the boundary conditions return it: rounded
+/// to the grid's type it would differ.
+std::string StencilEmitter::ringValue(const std::string &value) const {
+  std::string converted = "stencilc::rt::Convert<Comp>::from(" + value + ")";
+  if (elem == comp || ghostAxes().empty())
+    return converted;
+  return "(sc_ghost ? sc_ghostValue : " + converted + ")";
+}
+
 /// The ring slot of window row `row`: `row & (kRing - 1)`, parenthesised.
 static std::string ringSlot(const std::string &row) {
   bool bare = row.find(' ') == std::string::npos;
@@ -44,8 +55,6 @@ static std::string ringSlot(const std::string &row) {
 
 std::vector<int> StencilEmitter::ghostAxes() const {
   std::vector<int> axesOut;
-  if (elem != comp)
-    return axesOut;
   const Grid &grid = s.grids[updated.front()];
   // Axes with one constant dirichlet value on both sides.
   for (int a = 1; a < D; ++a) {
@@ -215,8 +224,9 @@ void StencilEmitter::emitStreamLevel(int k) {
                    m, k - 1, m + r0, u.root);
       }
     }
-    // The last level's rows go to the output only, never to a ghost.
-    if (!ghostAxes().empty() && k < plan.fuse) {
+    // The last level's rows go to the output only, never to a ghost. A
+    // 16-bit grid's ghosts are set as the rows enter the ring (ringValue).
+    if (!ghostAxes().empty() && elem == comp && k < plan.fuse) {
       std::string set;
       for (int m = 0; m < V; ++m)
         set += fmt::format("{}sc_e{} = sc_ghostValue;", m ? "\n  " : "", m);
@@ -238,9 +248,13 @@ void StencilEmitter::emitStreamLevel(int k) {
     auto more = out.scope("else");
     for (int m = 0; m < V; ++m)
       out.line("sc_ring[({} * kRing + {}) * kSlab + threadIdx.x] = {};", k,
-               ringSlot(plus("sc_rel", m)), toComp("sc_e" + std::to_string(m)));
+               ringSlot(plus("sc_rel", m)),
+               elem == comp ? toComp("sc_e" + std::to_string(m))
+                            : ringValue("sc_e" + std::to_string(m)));
     for (int m = 0; m < 2 * r0; ++m)
       out.line("q{0}_{1} = q{0}_{2};", k, m, m + V);
+    // A ghost column's own registers feed only its own rows, which the
+    // ring's ghost value replaces: they need no ghost value.
     for (int m = 0; m < V; ++m)
       out.line("q{}_{} = stencilc::rt::Convert<Comp>::from(sc_e{});", k,
                2 * r0 + m, m);
@@ -319,7 +333,8 @@ void StencilEmitter::emitStreamKernel() {
              "hold its value in\n// every level: the columns beside them "
              "need no boundary conditions.");
     out.line("const bool sc_ghost = {};", ghost);
-    out.line("const Elem sc_ghostValue = {};", value);
+    out.line("const {} sc_ghostValue = {};", elem == comp ? "Elem" : "Comp",
+             value);
   }
   if (!bands.empty()) {
     std::string band;
@@ -380,7 +395,7 @@ void StencilEmitter::emitStreamKernel() {
   out.line("// other axes read 0 and are never used as values.");
   {
     auto fn = out.scope("auto sc_load = [&](int rel) -> Elem", "};");
-    if (!ghosts.empty())
+    if (!ghosts.empty() && elem == comp)
       out.line("if (sc_ghost)\n  return sc_ghostValue;");
     if (periodic0 && addr.distributed())
       out.line("const long long q0 = {};\nreturn sc_slabIn && q0 < a.v.m[0] "
@@ -467,12 +482,13 @@ void StencilEmitter::emitStreamKernel() {
     out.line("const bool sc_fast = j >= sc_fastLo && j < sc_fastHi;");
     out.line("const bool sc_loadFast = j >= sc_loadLo && j < sc_loadHi;");
     out.line("Elem sc_in[kV];");
-    out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
-             "  sc_in[m] = sc_next[m];\n"
-             "  sc_next[m] = sc_loadFast ? {}sc_inCol[sc_ld + m * sc_stride]{} : "
-             "sc_load((j + 1) * kV + m);\n}}",
-             ghosts.empty() ? "" : "(sc_ghost ? sc_ghostValue : ",
-             ghosts.empty() ? "" : ")");
+    out.line(
+        "#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
+        "  sc_in[m] = sc_next[m];\n"
+        "  sc_next[m] = sc_loadFast ? {}sc_inCol[sc_ld + m * sc_stride]{} : "
+        "sc_load((j + 1) * kV + m);\n}}",
+        ghosts.empty() || elem != comp ? "" : "(sc_ghost ? sc_ghostValue : ",
+        ghosts.empty() || elem != comp ? "" : ")");
     out.line("// The deepest level first: each reads the registers of the "
              "level below before");
     out.line("// that level pushes this iteration's rows.");
@@ -481,7 +497,7 @@ void StencilEmitter::emitStreamKernel() {
     out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
              "  sc_ring[((j * kV + m) & (kRing - 1)) * kSlab + threadIdx.x] = "
              "{};",
-             toComp("sc_in[m]"));
+             elem == comp ? toComp("sc_in[m]") : ringValue("sc_in[m]"));
     for (int m = 0; m < 2 * r0; ++m)
       out.line("q0_{} = q0_{};", m, m + V);
     for (int m = 0; m < V; ++m)
