@@ -39,12 +39,12 @@ std::string StencilEmitter::toComp(const std::string &value) const {
 /// `value`, of the grid's type, as a ring holds it. A 16-bit grid's ghost
 /// columns hold the wall's value there in the computation's type, set
 /// here, as the reads through the boundary conditions return it: rounded
-/// to the grid's type it would differ.
+/// to the grid's type it would differ. (Other grids' ghosts hold it from
+/// the load on.)
 std::string StencilEmitter::ringValue(const std::string &value) const {
-  std::string converted = "stencilc::rt::Convert<Comp>::from(" + value + ")";
   if (elem == comp || ghostAxes().empty())
-    return converted;
-  return "(sc_ghost ? sc_ghostValue : " + converted + ")";
+    return toComp(value);
+  return "(sc_ghost ? sc_ghostValue : " + toComp(value) + ")";
 }
 
 /// The ring slot of window row `row`: `row & (kRing - 1)`, parenthesised.
@@ -249,8 +249,7 @@ void StencilEmitter::emitStreamLevel(int k) {
     for (int m = 0; m < V; ++m)
       out.line("sc_ring[({} * kRing + {}) * kSlab + threadIdx.x] = {};", k,
                ringSlot(plus("sc_rel", m)),
-               elem == comp ? toComp("sc_e" + std::to_string(m))
-                            : ringValue("sc_e" + std::to_string(m)));
+               ringValue("sc_e" + std::to_string(m)));
     for (int m = 0; m < 2 * r0; ++m)
       out.line("q{0}_{1} = q{0}_{2};", k, m, m + V);
     // A ghost column's own registers feed only its own rows, which the
@@ -497,7 +496,7 @@ void StencilEmitter::emitStreamKernel() {
     out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
              "  sc_ring[((j * kV + m) & (kRing - 1)) * kSlab + threadIdx.x] = "
              "{};",
-             elem == comp ? toComp("sc_in[m]") : ringValue("sc_in[m]"));
+             ringValue("sc_in[m]"));
     for (int m = 0; m < 2 * r0; ++m)
       out.line("q0_{} = q0_{};", m, m + V);
     for (int m = 0; m < V; ++m)
