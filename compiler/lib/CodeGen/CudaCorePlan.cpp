@@ -93,19 +93,17 @@ static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
 }
 
 /// The values a thread of the streaming kernel keeps in registers at
-/// `rows` rows an iteration, in registers: every level's rows (rows + 2 *
-/// radius0 each), the loads in flight (2 * rows), and the update's distinct
-/// constants, which ptxas keeps in registers for the unrolled rows.
+/// `rows` rows an iteration: every level's rows (rows + 2 * radius0 each),
+/// the loads in flight (2 * rows), and the update's distinct constants,
+/// which ptxas keeps in registers for the unrolled rows.
 static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
   std::set<double> constants;
   std::vector<bool> live = s.graph.reachable(s.roots());
   for (size_t i = 0; i < live.size(); ++i)
     if (live[i] && s.graph[i].op == Op::Const && !s.graph[i].logical)
       constants.insert(s.graph[i].value);
-  int words = s.compType == ElemType::F64 ? 2 : 1;
-  return (p.fuse * (rows + 2 * p.radius[0]) + 2 * rows +
-          static_cast<int>(constants.size())) *
-         words;
+  return p.fuse * (rows + 2 * p.radius[0]) + 2 * rows +
+         static_cast<int>(constants.size());
 }
 
 /// Sets the rows of one streaming iteration and the rings: 4 planes
@@ -119,10 +117,14 @@ static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
 /// were 3-15% faster than 2 (heat-3d t = 3 at 28: +3%), above it 2 rows
 /// were faster by 2-30% (star3d1r t = 3 at 33: +14%, +24% in f16), but for
 /// the stars of radius 2 and 3 at t = 3 (45, 57), within 1-6% either way.
+/// f64 keeps 4 rows where the rings fit, its spills left to the unroll's
+/// bound (streamUnroll): box-3d27p f64 at t = 1 ran 135 GStencils/s at 4
+/// rows without the unroll, 124 at 2 rows with it (session 21, call G).
 static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
   constexpr int kStreamValues = 28;
   for (int rows : {4, 2, 1}) {
-    if (rows == 4 && streamValues(s, p, rows) > kStreamValues)
+    if (rows == 4 && s.compType != ElemType::F64 &&
+        streamValues(s, p, rows) > kStreamValues)
       continue;
     p.rows = rows;
     p.ring = 1;
