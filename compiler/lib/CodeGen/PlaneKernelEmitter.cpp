@@ -70,9 +70,8 @@ void StencilEmitter::emitPlaneKernel() {
     out.line("  for (int k = 0; k < kLoads; ++k) {{");
     out.line("    const int e = threadIdx.x + k * kThreads;");
     out.line("    if (kPlane % kThreads == 0 || e < kPlane)");
-    out.line("      v[k] = stencilc::rt::Convert<Comp>::from(sc_p[e / kB2 * "
-             "a.n2 + e "
-             "% kB2]);");
+    out.line("      v[k] = stencilc::rt::Convert<Comp>::from("
+             "sc_p[e / kB2 * a.n2 + e % kB2]);");
     out.line("  }}");
     out.line("}} else {{");
     out.line("#pragma unroll");

@@ -163,6 +163,7 @@ void StencilEmitter::emitStreamLevel(int k) {
               std::to_string(a) + " >= 0 && g" + std::to_string(a) +
               " < a.n" + std::to_string(a);
   std::string frozen = frozenCondition(g, "a.n");
+  const bool banded = !bandAxes().empty();
   {
     auto in = out.scope("if (" + std::to_string(k) + " <= sc_depth)");
     {
@@ -214,7 +215,7 @@ void StencilEmitter::emitStreamLevel(int k) {
           return "sc_src[" + ringSlot(plus("sc_rel", m + n.offset[0])) +
                  " * kSlab + " + plus("threadIdx.x", d) + "]";
         });
-        if (bandAxes().empty())
+        if (!banded)
           out.line("sc_e{} = stencilc::rt::Convert<Elem>::from(v{});", m,
                    u.root);
         else
