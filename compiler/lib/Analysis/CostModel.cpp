@@ -149,6 +149,10 @@ namespace {
 /// for the CUDA-core kernels.
 constexpr int kMaxCudaCoreHalo = 12;
 
+/// The streaming kernel's instructions a point and level for each value
+/// past its registers (CudaCorePlan::values).
+constexpr double kSpillInstructions = 4;
+
 /// Flops of one step per point: 2 per tap of a linear update (Gu et al.'s
 /// C = 2K), one per operation of any other expression.
 double flopsPerStep(const Stencil &s) {
@@ -442,13 +446,24 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   if (p->stream) {
     // ncu found the streaming kernel bound by instruction issue, so its
     // compute term counts instructions per point update (each costing
-    // an FFMA's two flops): per point and level the arithmetic (one
-    // instruction a flop: fusing multiply-adds, tried, fitted worse), the
-    // ring loads and store and two register moves; per row and pass a load
-    // and a store with their addressing (about 20); per iteration the loop,
+    // an FFMA's two flops): per point and level the arithmetic, the ring
+    // loads and store and two register moves; per row and pass a load and
+    // a store with their addressing (about 20); per iteration the loop,
     // the barrier and each level's bookkeeping (about 30 + 10 per level),
     // shared by `rows` rows. The weights absorb the constants' error.
-    double perPoint = rho * (x.flops1 + sharedReads + 1 + 2);
+    // The arithmetic of a linear update is a multiply-add a tap; of any
+    // other, an instruction a flop. Values past the registers
+    // (CudaCorePlan::values) spill: about 4 instructions a point and level
+    // for each. Both fitted on 153 timed candidates of the 3-D suite
+    // (docs/cost-model.md, session 22), in f32, f16 and bf16; f64, whose
+    // weights predate them and whose rows the registers do not decide,
+    // keeps an instruction a flop and no spill term.
+    const bool wide = s.compType == ElemType::F64;
+    const double arithmetic = s.isLinear() && !wide ? x.flops1 / 2 : x.flops1;
+    double perPoint = rho * (arithmetic + sharedReads + 1 + 2);
+    if (!wide)
+      perPoint += rho * kSpillInstructions *
+                  std::max(0, p->values - kStreamRegisterValues);
     double perRow = 20.0 / t;
     double perIteration = (30.0 + 10.0 * t) / (p->rows * t);
     c.tCompute = 2 * (perPoint + perRow + perIteration) /

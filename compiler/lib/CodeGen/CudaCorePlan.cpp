@@ -1,6 +1,7 @@
 //===- CudaCorePlan.cpp - Tiling and fusion of the CUDA-core path ---------===//
 
 #include "stencilc/CodeGen/CudaCorePlan.h"
+#include "stencilc/IR/LinearForm.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -92,18 +93,41 @@ static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
   return estimate <= kUnrollRegisters ? p.ring / p.rows : 1;
 }
 
-/// The values a thread of the streaming kernel keeps in registers at
-/// `rows` rows an iteration: every level's rows (rows + 2 * radius0 each),
-/// the loads in flight (2 * rows), and the update's distinct constants,
-/// which ptxas keeps in registers for the unrolled rows.
-static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
-  std::set<double> constants;
+bool stencilc::streamsLinearForm(const Stencil &s) {
+  if (!s.isLinear())
+    return false;
   std::vector<bool> live = s.graph.reachable(s.roots());
   for (size_t i = 0; i < live.size(); ++i)
-    if (live[i] && s.graph[i].op == Op::Const && !s.graph[i].logical)
-      constants.insert(s.graph[i].value);
-  return p.fuse * (rows + 2 * p.radius[0]) + 2 * rows +
-         static_cast<int>(constants.size());
+    if (live[i] && s.graph[i].op == Op::Div &&
+        !s.graph.isGridFree(static_cast<int>(i)))
+      return true;
+  return false;
+}
+
+/// The values a thread of the streaming kernel keeps in registers at
+/// `rows` rows an iteration: every level's rows (rows + 2 * radius0 each),
+/// the loads in flight (2 * rows), and the update's distinct constants
+/// (the weights' values, where the kernel sums the linear form), which
+/// ptxas keeps in registers for the unrolled rows: all of them at 4 rows,
+/// fewer at 2 (a quarter of them a row). Measured on an H100 (session 22):
+/// box3d1r's 27 weights at 2 rows and t = 2 spilled 8 bytes, where all 27
+/// would have put it 11 values past the registers.
+static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
+  std::set<double> constants;
+  if (p.linearForm) {
+    std::vector<double> values =
+        evaluateGridFreeAll(s.graph, std::vector<double>(s.params.size(), 0));
+    for (const Update &u : s.updates)
+      for (const Tap &tap : u.linear->taps)
+        constants.insert(values[tap.coeff]);
+  } else {
+    std::vector<bool> live = s.graph.reachable(s.roots());
+    for (size_t i = 0; i < live.size(); ++i)
+      if (live[i] && s.graph[i].op == Op::Const && !s.graph[i].logical)
+        constants.insert(s.graph[i].value);
+  }
+  const int kept = (static_cast<int>(constants.size()) * rows + 3) / 4;
+  return p.fuse * (rows + 2 * p.radius[0]) + 2 * rows + kept;
 }
 
 /// Sets the rows of one streaming iteration and the rings: 4 planes
@@ -121,12 +145,12 @@ static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
 /// bound (streamUnroll): box-3d27p f64 at t = 1 ran 135 GStencils/s at 4
 /// rows without the unroll, 124 at 2 rows with it (session 21, call G).
 static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
-  constexpr int kStreamValues = 28;
   for (int rows : {4, 2, 1}) {
     if (rows == 4 && s.compType != ElemType::F64 &&
-        streamValues(s, p, rows) > kStreamValues)
+        streamValues(s, p, rows) > kStreamRegisterValues)
       continue;
     p.rows = rows;
+    p.values = streamValues(s, p, rows);
     p.ring = 1;
     while (p.ring < 2 * (p.rows + p.radius[0]))
       p.ring *= 2;
@@ -170,6 +194,7 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   if (!streamable(s))
     return std::nullopt;
   p.stream = true;
+  p.linearForm = streamsLinearForm(s);
   p.strip = 1;
   // 32 x 32 threads, the most a block may have: the fastest of 32 x 16 and
   // 32 x 32 threads in the sweep.

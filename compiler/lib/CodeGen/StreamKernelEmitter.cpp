@@ -156,6 +156,40 @@ void StencilEmitter::emitStreamLevel(int k) {
   std::vector<int> live = liveNodes(s.roots());
   const Update &u = *s.updateOf(g);
   auto vName = [](int i) { return "v" + std::to_string(i); };
+  // The update at one row, v<root>, from the reads `read` gives: as
+  // written, or the linear form's sum (CudaCorePlan::linearForm).
+  auto emitUpdate = [&](const std::function<std::string(const Node &)> &read) {
+    if (!plan.linearForm) {
+      emitNodes(live, /*forDevice=*/true, vName, read);
+      return;
+    }
+    const size_t ui = static_cast<size_t>(&u - s.updates.data());
+    const std::vector<Tap> &taps = u.linear->taps;
+    out.line("Comp v{} = {};", u.root,
+             u.linear->constant >= 0 ? "c" + std::to_string(u.linear->constant)
+                                     : std::string(compFloat ? "0.0f" : "0.0"));
+    for (size_t t = 0; t < taps.size(); ++t) {
+      const TapWeight &w = weights[ui][t];
+      Node n;
+      n.op = Op::Read;
+      n.index = taps[t].grid;
+      n.offset = taps[t].offset;
+      out.line("v{} += {} * {};", u.root,
+               w.slot >= 0 ? "a.w[" + std::to_string(w.slot) + "]"
+                           : literal(w.value, compFloat),
+               read(n));
+    }
+  };
+  if (plan.linearForm) {
+    out.line("// The update through its linear form, its weights rounded "
+             "keeping their sum\n// (a sum of reads over a coefficient: "
+             "CudaCorePlan::linearForm).");
+    if (u.linear->constant >= 0)
+      emitNodes(
+          liveNodes({u.linear->constant}), /*forDevice=*/true,
+          [](int i) { return "c" + std::to_string(i); },
+          [](const Node &) { return std::string("0"); });
+  }
   std::string keep;
   for (int a = 0; a < D; ++a)
     if (!grid.boundary[a].periodic())
@@ -176,7 +210,7 @@ void StencilEmitter::emitStreamLevel(int k) {
         std::string rel = plus("sc_rel", m);
         out.line("const long long g0 = sc_first + {};", rel);
         auto kept = out.scope("if (" + (keep.empty() ? "true" : keep) + ")");
-        emitNodes(live, /*forDevice=*/true, vName, [&](const Node &n) {
+        emitUpdate([&](const Node &n) {
           std::string slabArgs;
           for (int a = 1; a < D; ++a)
             slabArgs += ", " + plus("l" + std::to_string(a), n.offset[a]);
@@ -203,7 +237,7 @@ void StencilEmitter::emitStreamLevel(int k) {
       for (int m = 0; m < V; ++m) {
         auto row = out.scope("");
         // The thread's own column from registers, the others from the ring.
-        emitNodes(live, /*forDevice=*/true, vName, [&](const Node &n) {
+        emitUpdate([&](const Node &n) {
           bool ownColumn = true;
           for (int a = 1; a < D; ++a)
             ownColumn &= n.offset[a] == 0;

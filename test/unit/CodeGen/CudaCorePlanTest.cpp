@@ -129,6 +129,32 @@ TEST(CudaCorePlan, TheStreamingLoopUnrollsWhereItsReadsFitTheRegisters) {
   EXPECT_GT(f32.unroll, 1);
 }
 
+TEST(CudaCorePlan, AQuotientOfReadsStreamsThroughItsLinearForm) {
+  auto plan = [](const std::string &update) {
+    Compiled c("stencil s { param h : f32 = 2.0; grid u : f32[3];\n"
+               "boundary u : clamp;\nu' = " +
+               update + "; }");
+    EXPECT_TRUE(c.module) << c.diagText;
+    EXPECT_EQ(streamsLinearForm(c.stencil()),
+              planCudaCore(c.stencil(), 2, GpuArch::SM90, c.diags)->linearForm);
+    return *planCudaCore(c.stencil(), 2, GpuArch::SM90, c.diags);
+  };
+  // A sum of reads over a constant or a parameter: the linear form.
+  EXPECT_TRUE(plan("(u[-1,0,0] + u[1,0,0] + 2.0 * u) / 4.0").linearForm);
+  EXPECT_TRUE(plan("u + (u[0,1,0] - u[0,-1,0]) / h").linearForm);
+  // A grid-free quotient is a coefficient: the update as written.
+  EXPECT_FALSE(plan("box(u, 1, 1.0 / 27.0)").linearForm);
+  EXPECT_FALSE(plan("u + (1.0 / h) * (u[0,1,0] - u)").linearForm);
+  EXPECT_FALSE(plan("0.4 * u + 0.1 * (u[1,0,0] + u[-1,0,0])").linearForm);
+  // A quotient of two reads is not linear: as written.
+  EXPECT_FALSE(plan("u / (1.0 + u[1,0,0] * u[1,0,0])").linearForm);
+  // The values: the levels' rows and the loads in flight, and the
+  // constants, all of them at 4 rows (box(u, 1, 1/27): 1).
+  CudaCorePlan box = plan("box(u, 1, 1.0 / 27.0)");
+  EXPECT_EQ(box.rows, 4);
+  EXPECT_EQ(box.values, 2 * (4 + 2) + 2 * 4 + 1);
+}
+
 TEST(CudaCorePlan, TheCostModelsDepthIsKept) {
   Compiled c("stencil s { grid u : f32[3]; boundary u : clamp;\n"
              "u' = box(u, 1, 0.01); }");

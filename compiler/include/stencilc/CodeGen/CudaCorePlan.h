@@ -23,6 +23,11 @@ namespace stencilc {
 /// The most threads a block may have, on every architecture stencilc
 /// targets (each SM holds at least 1536).
 constexpr int kMaxThreads = 1024;
+/// The values (CudaCorePlan::values) a thread of the streaming kernel's
+/// 1024 keeps in its 64 registers without spilling, as ptxas for sm_90
+/// allots them: 4 rows an iteration spilled past 28 (docs/benchmarks.md,
+/// session 21).
+constexpr int kStreamRegisterValues = 28;
 /// A tile's extents as --tile writes them: "64x64", "128x26x26".
 std::string tileName(const std::array<int, kMaxDims> &tile, int dims);
 
@@ -57,6 +62,14 @@ struct CudaCorePlan {
   /// every level `rows` rows on, between two barriers.
   bool stream = false;
   int rows = 1; ///< Rows of axis 0 one streaming iteration advances.
+  /// The values a streaming thread keeps in registers at `rows` rows: every
+  /// level's rows, the loads in flight and the update's distinct constants.
+  /// Past kStreamRegisterValues they spill (the cost model charges them).
+  int values = 0;
+  /// The streaming kernel sums a linear update's taps with their weights
+  /// (the linear form, planWeights) instead of evaluating it as written:
+  /// where it divides a sum of reads by a coefficient (streamsLinearForm).
+  bool linearForm = false;
   /// Slabs per level's ring: a power of two >= 2 * (rows + radius0).
   int ring = 0;
   /// Iterations of the streaming loop unrolled into one trip: a turn of
@@ -140,6 +153,15 @@ std::vector<CudaCoreShape> tuneShapes(const Stencil &stencil, int fuse,
 /// sptc: a linear update of one f16 or bf16 grid in 3-D with a radius of
 /// 1 to 4 along every axis, which may stream along axis 0.
 bool tensorPlaneApplies(const Stencil &stencil);
+
+/// Whether the streaming kernel evaluates the update of `stencil` through
+/// its linear form: a linear update whose expression divides a value that
+/// depends on the grid (a sum of reads over a coefficient, as in AN5D's
+/// j3d27pt). Its IEEE division costs a call per point and level, across
+/// which ptxas keeps every live register in local memory; the linear form
+/// folds the coefficient into the weights, which the error bound of a
+/// linear update covers in any order (driver.cuh, LinearBound).
+bool streamsLinearForm(const Stencil &stencil);
 
 /// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
 /// automatic even where the source hints a depth. `frame` plans the
