@@ -454,8 +454,8 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
     // The arithmetic of a linear update is a multiply-add a tap; of any
     // other, an instruction a flop. Values past the registers
     // (CudaCorePlan::values) spill: about 4 instructions a point and level
-    // for each. Both fitted on 153 timed candidates of the 3-D suite
-    // (docs/cost-model.md, session 22), in f32, f16 and bf16; f64, whose
+    // for each. Both chosen on the timed streaming candidates of the 3-D
+    // suite (docs/cost-model.md, session 22), in f32 and f16; f64, whose
     // weights predate them and whose rows the registers do not decide,
     // keeps an instruction a flop and no spill term.
     const bool wide = s.compType == ElemType::F64;

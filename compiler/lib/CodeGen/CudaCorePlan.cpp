@@ -115,11 +115,19 @@ bool stencilc::streamsLinearForm(const Stencil &s) {
 static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
   std::set<double> constants;
   if (p.linearForm) {
+    // Weights of parameters come from the kernel's arguments, not
+    // registers; the others are literals.
     std::vector<double> values =
         evaluateGridFreeAll(s.graph, std::vector<double>(s.params.size(), 0));
     for (const Update &u : s.updates)
-      for (const Tap &tap : u.linear->taps)
-        constants.insert(values[tap.coeff]);
+      for (const Tap &tap : u.linear->taps) {
+        std::vector<bool> from = s.graph.reachable({tap.coeff});
+        bool runtime = false;
+        for (size_t i = 0; i < from.size(); ++i)
+          runtime |= from[i] && s.graph[i].op == Op::Param;
+        if (!runtime)
+          constants.insert(values[tap.coeff]);
+      }
   } else {
     std::vector<bool> live = s.graph.reachable(s.roots());
     for (size_t i = 0; i < live.size(); ++i)
