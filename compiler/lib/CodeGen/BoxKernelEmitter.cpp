@@ -207,10 +207,7 @@ void StencilEmitter::emitComputeStrip() {
         const TapWeight &w = weights[ui][k];
         std::string n = "w" + std::to_string(ui) + "_" + std::to_string(k);
         wName[&s.updates[ui].linear->taps[k]] = n;
-        if (w.slot >= 0)
-          out.line("const Comp {} = a.w[{}];", n, w.slot);
-        else
-          out.line("const Comp {} = {};", n, literal(w.value, compFloat));
+        out.line("const Comp {} = {};", n, weightText(w, compFloat));
       }
     for (const Update &u : s.updates)
       for (int v = 0; v < V; ++v)

@@ -2,6 +2,7 @@
 
 #include "stencilc/CodeGen/CudaCorePlan.h"
 #include "stencilc/IR/LinearForm.h"
+#include "stencilc/IR/Weights.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -120,14 +121,9 @@ static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
     std::vector<double> values =
         evaluateGridFreeAll(s.graph, std::vector<double>(s.params.size(), 0));
     for (const Update &u : s.updates)
-      for (const Tap &tap : u.linear->taps) {
-        std::vector<bool> from = s.graph.reachable({tap.coeff});
-        bool runtime = false;
-        for (size_t i = 0; i < from.size(); ++i)
-          runtime |= from[i] && s.graph[i].op == Op::Param;
-        if (!runtime)
+      if (!weightsAtRunTime(s, u.linear->taps))
+        for (const Tap &tap : u.linear->taps)
           constants.insert(values[tap.coeff]);
-      }
   } else {
     std::vector<bool> live = s.graph.reachable(s.roots());
     for (size_t i = 0; i < live.size(); ++i)

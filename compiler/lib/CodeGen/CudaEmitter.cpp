@@ -388,14 +388,8 @@ void StencilEmitter::planWeights() {
       evaluateGridFreeAll(s.graph, std::vector<double>(s.params.size(), 0));
   for (const Update &u : s.updates) {
     const std::vector<Tap> &taps = u.linear->taps;
-    std::vector<int> roots;
-    for (const Tap &t : taps)
-      roots.push_back(t.coeff);
-    bool runtime = false;
-    for (int i : liveNodes(roots))
-      runtime |= s.graph[i].op == Op::Param;
     std::vector<TapWeight> w(taps.size());
-    if (runtime) {
+    if (weightsAtRunTime(s, taps)) {
       for (TapWeight &tw : w)
         tw.slot = runtimeWeights++;
     } else {

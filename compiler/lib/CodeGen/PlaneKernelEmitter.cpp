@@ -167,10 +167,8 @@ std::string StencilEmitter::emitPlaneWeights(
            "docs/language.md §6.4).");
   const std::vector<Tap> &taps = u.linear->taps;
   for (size_t k = 0; k < taps.size(); ++k) {
-    const TapWeight &tw = weights[ui][k];
     w[{taps[k].offset[0], taps[k].offset[1], taps[k].offset[2]}] =
-        tw.slot >= 0 ? "a.w[" + std::to_string(tw.slot) + "]"
-                     : literal(tw.value, compFloat);
+        weightText(weights[ui][k], compFloat);
   }
   // The linear form's constant starts every sum.
   if (u.linear->constant < 0)

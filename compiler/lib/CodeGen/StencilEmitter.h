@@ -324,6 +324,12 @@ private:
   std::vector<std::vector<TapWeight>> weights;
   int runtimeWeights = 0;
   void planWeights();
+  /// A weight as the kernels read it: its literal in the compute type, or
+  /// the host's rounding, a.w[slot].
+  std::string weightText(const TapWeight &w, bool compFloat) {
+    return w.slot >= 0 ? "a.w[" + std::to_string(w.slot) + "]"
+                       : literal(w.value, compFloat);
+  }
   /// Host code that evaluates the run-time weights in double and rounds
   /// them into sc_args.w.
   void emitRuntimeWeights();

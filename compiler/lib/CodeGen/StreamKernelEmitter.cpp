@@ -169,14 +169,11 @@ void StencilEmitter::emitStreamLevel(int k) {
              u.linear->constant >= 0 ? "c" + std::to_string(u.linear->constant)
                                      : std::string(compFloat ? "0.0f" : "0.0"));
     for (size_t t = 0; t < taps.size(); ++t) {
-      const TapWeight &w = weights[ui][t];
       Node n;
       n.op = Op::Read;
       n.index = taps[t].grid;
       n.offset = taps[t].offset;
-      out.line("v{} += {} * {};", u.root,
-               w.slot >= 0 ? "a.w[" + std::to_string(w.slot) + "]"
-                           : literal(w.value, compFloat),
+      out.line("v{} += {} * {};", u.root, weightText(weights[ui][t], compFloat),
                read(n));
     }
   };

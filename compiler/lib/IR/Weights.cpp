@@ -85,3 +85,15 @@ std::function<double(double)> stencilc::roundingTo(ElemType t) {
   ElemType comp = computeType(t);
   return [comp](double x) { return roundTo(comp, x); };
 }
+
+bool stencilc::weightsAtRunTime(const Stencil &s,
+                                const std::vector<Tap> &taps) {
+  std::vector<int> roots;
+  for (const Tap &t : taps)
+    roots.push_back(t.coeff);
+  std::vector<bool> live = s.graph.reachable(roots);
+  for (size_t i = 0; i < live.size(); ++i)
+    if (live[i] && s.graph[i].op == Op::Param)
+      return true;
+  return false;
+}

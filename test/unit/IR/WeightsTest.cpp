@@ -138,4 +138,18 @@ TEST(Weights, GroupsPerGridCentreFirst) {
   EXPECT_EQ(sumU, 1.0L);
 }
 
+TEST(Weights, OneWeightOfAParameterPutsAllAtRunTime) {
+  // u's weights: one over the parameter k, so the host rounds all three
+  // (their sum is kept together); v's are constants, folded.
+  Compiled c("stencil s { grid u, v : f32[1]; boundary u, v : periodic;\n"
+             "  param k : f32 = 0.5;\n"
+             "  u' = 0.3 * u[-1] + k * u[1] + 0.2 * u;\n"
+             "  v' = 0.25 * v[-1] + 0.5 * v + 0.25 * v[1]; }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  const Stencil &s = c.stencil();
+  ASSERT_EQ(s.updates.size(), 2u);
+  EXPECT_TRUE(weightsAtRunTime(s, s.updates[0].linear->taps));
+  EXPECT_FALSE(weightsAtRunTime(s, s.updates[1].linear->taps));
+}
+
 } // namespace

@@ -50,6 +50,11 @@ void roundTapNodes(const std::vector<Tap> &taps,
                    std::vector<double> &nodeValues,
                    const std::function<double(double)> &round);
 
+/// Whether the weights of `taps` depend on a parameter of `s`: then the
+/// host rounds all of them at run time into the kernel's arguments
+/// (Args::w), and the compiler folds none.
+bool weightsAtRunTime(const Stencil &s, const std::vector<Tap> &taps);
+
 /// Rounding to the compute type of `t`'s grids, as a function.
 std::function<double(double)> roundingTo(ElemType t);
 
