@@ -403,24 +403,43 @@ STENCILC_HD void frameTile(long long i, int dims, const long long *tiles,
   }
 }
 
-/// cp.async of 16 bytes from global to shared memory, cached in L2 only
-/// (sm_80 and later); both addresses 16-byte aligned. The CPU emulation
-/// copies at once.
-__device__ __forceinline__ void copyAsync16(void *shared, const void *global) {
+/// cp.async of `Bytes` (4, 8 or 16) from global to shared memory, both
+/// addresses aligned to them (sm_80 and later): 16 bytes are cached in L2
+/// only, 4 and 8 in L1 too (.cg takes 16 bytes only). The CPU emulation
+/// (test/emulation) lands the copy when its thread waits for its group, as
+/// the GPU may, so a read before the wait sees the old bytes; plain host
+/// code copies at once.
+template <int Bytes>
+__device__ __forceinline__ void copyAsync(void *shared, const void *global) {
+  static_assert(Bytes == 4 || Bytes == 8 || Bytes == 16,
+                "cp.async copies 4, 8 or 16 bytes");
 #if defined(__CUDA_ARCH__)
   const unsigned s = static_cast<unsigned>(__cvta_generic_to_shared(shared));
-  asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s),
-               "l"(global)
-               : "memory");
+  if constexpr (Bytes == 16)
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(s),
+                 "l"(global)
+                 : "memory");
+  else
+    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(s),
+                 "l"(global), "n"(Bytes)
+                 : "memory");
+#elif defined(STENCILC_EMULATE)
+  stencilc_emu::copyAsync(shared, global, Bytes);
 #else
-  std::memcpy(shared, global, 16);
+  std::memcpy(shared, global, Bytes);
 #endif
+}
+
+__device__ __forceinline__ void copyAsync16(void *shared, const void *global) {
+  copyAsync<16>(shared, global);
 }
 
 /// Closes this thread's group of cp.async copies issued since the last.
 __device__ __forceinline__ void copyAsyncCommit() {
 #if defined(__CUDA_ARCH__)
   asm volatile("cp.async.commit_group;" ::: "memory");
+#elif defined(STENCILC_EMULATE)
+  stencilc_emu::copyAsyncCommit();
 #endif
 }
 
@@ -429,6 +448,8 @@ __device__ __forceinline__ void copyAsyncCommit() {
 template <int N> __device__ __forceinline__ void copyAsyncWait() {
 #if defined(__CUDA_ARCH__)
   asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
+#elif defined(STENCILC_EMULATE)
+  stencilc_emu::copyAsyncWait(N);
 #endif
 }
 

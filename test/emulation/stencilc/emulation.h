@@ -115,6 +115,46 @@ inline void fiberMain() {
   }
 }
 
+/// A thread's cp.async copies (stencilc::rt::copyAsync) that have not
+/// landed: the source's bytes as issued (kernels read only their input
+/// this way, which no thread writes), the destination, and the group each
+/// belongs to (the commits before it). A copy lands when its thread waits
+/// for its group, the latest the GPU may land it, so a kernel that reads a
+/// slot before its wait and barrier reads the slot's old bytes here.
+struct AsyncCopy {
+  void *dst;
+  unsigned char bytes[16];
+  unsigned size, group;
+};
+struct AsyncCopies {
+  std::vector<AsyncCopy> pending;
+  unsigned committed = 0;
+};
+inline std::vector<AsyncCopies> asyncCopies; ///< By thread of the block.
+
+inline void copyAsync(void *dst, const void *src, unsigned size) {
+  AsyncCopies &c = asyncCopies[fibers.current];
+  AsyncCopy a{dst, {}, size, c.committed};
+  std::memcpy(a.bytes, src, size);
+  c.pending.push_back(a);
+}
+inline void copyAsyncCommit() { ++asyncCopies[fibers.current].committed; }
+/// cp.async.wait_group n: every committed group but the n newest lands.
+inline void copyAsyncWait(unsigned n) {
+  AsyncCopies &c = asyncCopies[fibers.current];
+  if (c.committed < n)
+    return;
+  const unsigned upTo = c.committed - n; // groups below land
+  size_t kept = 0;
+  for (AsyncCopy &a : c.pending) {
+    if (a.group < upTo)
+      std::memcpy(a.dst, a.bytes, a.size);
+    else
+      c.pending[kept++] = a;
+  }
+  c.pending.resize(kept);
+}
+
 /// Runs body(arg) once per thread of a block of `threads` threads, each up
 /// to its next barrier in turn, until all have returned.
 inline void runBlock(unsigned threads, void (*body)(void *), void *arg) {
@@ -125,6 +165,7 @@ inline void runBlock(unsigned threads, void (*body)(void *), void *arg) {
   fibers.threads = threads;
   fibers.exited = 0;
   blockBarrier = Barrier{};
+  asyncCopies.assign(threads, AsyncCopies{});
   warpBarriers.assign((threads + 31) / 32, Barrier{});
   warpLive.assign((threads + 31) / 32, 0);
   for (unsigned t = 0; t < threads; ++t) {
