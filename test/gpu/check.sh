@@ -46,11 +46,14 @@ mkdir -p "$dir"
 examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p star-2d9p-r2 box-2d49p heat-3d
           box-3d27p allen-cahn varcoef-diffusion gray-scott
           fdtd-2d hdiff upwind-2d hotspot wave-source hyperdiffusion
-          star3d4r star3d-mixed stream-divide)
+          star3d4r star3d-mixed star3d-wrap stream-divide)
 # star3d4r (fixed halo) and test/gpu/Inputs/star3d-mixed (radii 2, 1, 3;
 # periodic, clamp, dirichlet; parameter weights): the register-queue star
 # kernel at auto and --fuse=1 in every type, at the 3-D check sizes (131
 # planes: five segments of 32; 37x101x76: inner tiles, vector loads).
+# f16 and bf16 fill its shared planes by cp.async (a ring) except where
+# an axis is dirichlet; test/gpu/Inputs/star3d-wrap (radii 3, 2, 1;
+# clamp, periodic, fixed) is the ring's boundary variant.
 # test/gpu/Inputs/stream-divide: a sum of reads over a parameter, which
 # the streaming kernel sums through its linear form (runtime weights).
 # The examples with no tensor-core strategy: nonlinear, or linear with

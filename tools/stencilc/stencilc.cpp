@@ -218,6 +218,13 @@ cl::opt<int> searchMaxR(
     cl::desc("Largest layout-morph r1 and r2 the cost model's layout search "
              "tries"));
 
+// The star kernel's cp.async pipeline depth, for the GPU experiments that
+// set its default (docs/benchmarks.md); hidden.
+cl::opt<int> starPipelineOpt(
+    "star-pipeline", cl::init(-1), cl::Hidden,
+    cl::desc("Planes the 3-D star kernel keeps in flight by cp.async, 0 to "
+             "4 (0: the register-prefetch kernel; default: the plan's)"));
+
 cl::OptionCategory passCat("Passes");
 
 cl::opt<std::string> passesOpt(
@@ -549,6 +556,8 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   if (req.distributed)
     mo.target = Target::CudaCore;
   mo.distributed = req.distributed;
+  if (starPipelineOpt >= 0)
+    s.hints.starPipeline = starPipelineOpt;
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
@@ -813,6 +822,12 @@ int compile(DiagnosticEngine &diags) {
                   tileOpt + "'");
       return 1;
     }
+  }
+  if (starPipelineOpt.getNumOccurrences() &&
+      (starPipelineOpt < 0 || starPipelineOpt > 4)) {
+    diags.error("--star-pipeline takes 0 to 4 planes, not " +
+                llvm::Twine(starPipelineOpt.getValue()));
+    return 1;
   }
   std::optional<int> threads;
   if (threadsOpt.getNumOccurrences()) {

@@ -393,11 +393,27 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   // at two blocks beyond r0 = 2 (not measured at three).
   p.minBlocks =
       s.elemType == ElemType::F64 && base.radius[0] != 2 ? 2 : 3;
-  // The queues and the shared planes hold the computation's type: f16 and
-  // bf16 grids convert once as they load, and a dirichlet value keeps its
-  // exact value, as the reads of the other kernels give it.
-  p.sharedBytes = 2 * static_cast<int64_t>(p.box(1)) * p.starWidth() *
-                  elemTypeBytes(s.compType);
+  // The cp.async ring holds the grid's own type, so a 16-bit grid's
+  // dirichlet value outside the domain would lose its exact value there;
+  // such a grid keeps the register-prefetch kernel, whose shared planes
+  // hold the computation's type (f16 and bf16 convert once as they load),
+  // as the reads of the other kernels give it.
+  const Grid &grid = s.grids[s.updates.front().grid];
+  bool inexactOutside = false;
+  for (int a = 0; a < s.dims; ++a)
+    inexactOutside |= grid.boundary[a].has(BoundaryKind::Dirichlet);
+  inexactOutside &= s.elemType != s.compType;
+  // Two planes in flight for 16-bit grids; f32 and f64 keep the register
+  // prefetch. Measured on an H200 at 512^3, one step a pass, against the
+  // register prefetch in the same call (docs/benchmarks.md, session 24):
+  // f16 star3d1r-4r 286/272/235/211 -> 410/376/325/243 GStencils/s (bf16
+  // alike), the shared planes holding half the bytes; f32 moved by -5% to
+  // +4% at one to three planes (star3d2r 308 -> 292 at two).
+  const bool half = s.elemType == ElemType::F16 || s.elemType == ElemType::BF16;
+  p.starPipeline =
+      inexactOutside ? 0 : s.hints.starPipeline.value_or(half ? 2 : 0);
+  p.sharedBytes = int64_t(p.starRing()) * p.box(1) * p.starWidth() *
+                  elemTypeBytes(p.starPipeline ? s.elemType : s.compType);
   return p;
 }
 

@@ -17,6 +17,14 @@
 // plane's halo and the column value kR0 + 1 planes ahead are in flight
 // (two shared-memory buffers, one barrier a plane).
 //
+// With CudaCorePlan::starPipeline = D > 0 (16-bit grids), the planes
+// instead go from global memory straight to a ring of kR0 + D + 1 shared
+// planes of the grid's type by cp.async, a commit group a plane: plane
+// p's turn waits until plane p + kR0 has landed, takes the one barrier,
+// issues plane p + kR0 + D into plane p - 1's slot, and takes the queues'
+// newest value from the ring. No thread holds loads in flight in its
+// registers, and the shared planes of 16-bit grids are half as large.
+//
 // The loop over planes is unrolled by the queue's length, 2 kR0 + 1, and
 // each copy names the queue's slots rotated by one, so the queue shifts by
 // renaming, without moves.
@@ -36,6 +44,7 @@
 #include <cstdlib>
 #include <map>
 #include <set>
+#include <vector>
 
 using namespace stencilc;
 
@@ -59,7 +68,18 @@ void StencilEmitter::emitStarConstants() {
   out.line("constexpr int kRimV = 2 * kR1 * kTX;");
   out.line("constexpr int kHaloV = kRimV + 2 * kSide * kT1;");
   out.line("constexpr int kHaloLoads = (kHaloV + kThreads - 1) / kThreads;");
-  out.line("constexpr size_t kSmemBytes = 2 * size_t(kPlane) * sizeof(Comp);");
+  if (plan.starPipeline) {
+    out.line("constexpr int kD = {}; // planes in flight by cp.async while "
+             "one is summed",
+             plan.starPipeline);
+    out.line("constexpr int kNB = kR0 + kD + 1; // the ring's planes: the "
+             "one summed to the newest");
+    out.line("constexpr size_t kSmemBytes = size_t(kNB) * kPlane * "
+             "sizeof(Elem);");
+  } else {
+    out.line("constexpr size_t kSmemBytes = 2 * size_t(kPlane) * "
+             "sizeof(Comp);");
+  }
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
   out.line("// A thread's vector in global (EVec) and shared memory (CVec).");
@@ -78,7 +98,8 @@ void StencilEmitter::emitStarKernel() {
   const int Q = 2 * r0 + 1, VX = plan.planeCols;
   const std::string n = grid.name;
 
-  emitPlaneKernelEntry("Comp");
+  const int D = plan.starPipeline;
+  emitPlaneKernelEntry(D ? elemOf(g) : "Comp");
   out.line("// The tile's first output (y0, x0); the thread's row sc_ty and "
            "first column sc_tx\n// in it.");
   out.line("const long long y0 = o1 + kH1, x0 = o2 + kH2;");
@@ -145,7 +166,9 @@ void StencilEmitter::emitStarKernel() {
     out.line("    v[j] = {};", read("q0", "y0 + sc_ty", "x0 + sc_tx + j"));
     out.line("}}");
   }
-  {
+  if (D)
+    emitStarRingLoad();
+  else {
     auto fn = out.scope(
         "auto sc_halo = [&](long long q0, Comp (&h)[kHaloLoads][kVX])", "};");
     out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
@@ -173,7 +196,7 @@ void StencilEmitter::emitStarKernel() {
     out.line("    }}");
     out.line("}}");
   }
-  {
+  if (!D) {
     auto fn = out.scope("auto sc_put = [&](Comp *dst, const Comp (&c)[kVX], "
                         "const Comp (&h)[kHaloLoads][kVX])",
                         "};");
@@ -210,22 +233,39 @@ void StencilEmitter::emitStarKernel() {
               std::to_string(j);
     out.line("{};", decl);
   }
-  out.line("Comp sc_c[kVX], sc_h[kHaloLoads][kVX];");
-  for (int i = 0; i < Q; ++i) {
-    out.line("sc_column(sc_s0 - kH0 + {}, sc_c);", i);
-    for (int j = 0; j < VX; ++j)
-      out.line("sc_q{0}_{1} = sc_c[{1}];", i, j);
-  }
-  out.line("sc_halo(sc_s0, sc_h);");
-  {
+  out.line("const int sc_planes = static_cast<int>(min(static_cast<long long>"
+           "(kT0), a.n0 - sc_s0));");
+  if (D) {
+    // The ring's first planes go first, then the queues' first 2 kR0
+    // values straight from global memory (the loop reads plane kR0 on).
+    out.line("// Planes 0 .. kR0 + kD - 1 of the segment into the ring, a "
+             "cp.async group each\n// (empty past the segment's last "
+             "kR0 planes on).");
+    out.line("#pragma unroll");
+    out.line("for (int k = 0; k < kR0 + kD; ++k) {{\n"
+             "  if (k < sc_planes + kR0)\n"
+             "    sc_load(sc_s0 + k, sc_buf + k * kPlane, k < sc_planes);\n"
+             "  stencilc::rt::copyAsyncCommit();\n}}");
+    out.line("Comp sc_c[kVX];");
+    for (int i = 0; i < Q - 1; ++i) {
+      out.line("sc_column(sc_s0 - kH0 + {}, sc_c);", i);
+      for (int j = 0; j < VX; ++j)
+        out.line("sc_q{0}_{1} = sc_c[{1}];", i, j);
+    }
+  } else {
+    out.line("Comp sc_c[kVX], sc_h[kHaloLoads][kVX];");
+    for (int i = 0; i < Q; ++i) {
+      out.line("sc_column(sc_s0 - kH0 + {}, sc_c);", i);
+      for (int j = 0; j < VX; ++j)
+        out.line("sc_q{0}_{1} = sc_c[{1}];", i, j);
+    }
+    out.line("sc_halo(sc_s0, sc_h);");
     std::string c = "sc_put(sc_buf, {";
     for (int j = 0; j < VX; ++j)
       c += std::string(j ? ", " : "") + q(0, 0, j);
     out.line("{}}}, sc_h);", c);
+    out.line("__syncthreads();");
   }
-  out.line("__syncthreads();");
-  out.line("const int sc_planes = static_cast<int>(min(static_cast<long long>"
-           "(kT0), a.n0 - sc_s0));");
   // The stores' setup: the fixed bands of axes 1 and 2 are at the edges,
   // so a vector is clear of axis 2's when its first and last outputs are.
   std::string clear = "sc_vec && g1 < a.n1 && sc_x + kVX <= a.n2";
@@ -253,6 +293,50 @@ void StencilEmitter::emitStarKernel() {
   out.blank();
 }
 
+/// The cp.async ring's load of one plane (starPipeline > 0): sc_load(q0,
+/// dst, halo) puts plane q0's box, or with !halo only the tile's interior,
+/// into the ring's slot dst. Where the box lies inside the domain, each
+/// vector goes as one cp.async (landing by the copyAsyncWait of a later
+/// plane); elsewhere the values go point by point through the boundary
+/// rules, as plain shared-memory stores, before the same barrier.
+void StencilEmitter::emitStarRingLoad() {
+  const int g = updated.front();
+  const std::string n = s.grids[g].name;
+  auto read = [&](const std::string &y, const std::string &x) {
+    return fmt::format("gread_{0}<Elem>(a.in_{0}, q0, {1}, {2}, a.n0, a.n1, "
+                       "a.n2)",
+                       n, y, x);
+  };
+  auto fn =
+      out.scope("auto sc_load = [&](long long q0, Elem *dst, bool halo)", "};");
+  out.line("Elem *const sc_mine = dst + (kR1 + sc_ty) * kW + kSide * kVX + "
+           "sc_tx;");
+  out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
+  out.line("  const Elem *const sc_p = sc_tile + q0 * sc_stride;");
+  out.line("  stencilc::rt::copyAsync<sizeof(EVec)>(sc_mine, sc_p + sc_co);");
+  out.line("#pragma unroll");
+  out.line("  for (int k = 0; k < kHaloLoads; ++k)");
+  out.line("    if (halo && (kHaloV % kThreads == 0 || threadIdx.x + k * "
+           "kThreads < kHaloV))");
+  out.line("      stencilc::rt::copyAsync<sizeof(EVec)>(dst + sc_hb[k], sc_p "
+           "+ sc_ho[k]);");
+  out.line("}} else {{");
+  out.line("#pragma unroll");
+  out.line("  for (int j = 0; j < kVX; ++j)");
+  out.line("    sc_mine[j] = {};", read("y0 + sc_ty", "x0 + sc_tx + j"));
+  out.line("#pragma unroll");
+  out.line("  for (int k = 0; k < kHaloLoads; ++k)");
+  out.line("    if (halo && (kHaloV % kThreads == 0 || threadIdx.x + k * "
+           "kThreads < kHaloV)) {{");
+  out.line("#pragma unroll");
+  out.line("      for (int j = 0; j < kVX; ++j)");
+  out.line(
+      "        dst[sc_hb[k] + j] = {};",
+      read("y0 - kR1 + sc_hb[k] / kW", "x0 - kSide * kVX + sc_hb[k] % kW + j"));
+  out.line("    }}");
+  out.line("}}");
+}
+
 /// Copy `c` of the plane loop, unrolled kQ times: the queue's slots are
 /// named rotated by c.
 void StencilEmitter::emitStarPlane(
@@ -270,13 +354,41 @@ void StencilEmitter::emitStarPlane(
   out.line("const int sc_p = sc_p0 + {};", c);
   if (c)
     out.line("if (sc_p >= sc_planes)\n  break;");
-  out.line("const bool sc_more = sc_p + 1 < sc_planes;");
-  out.line("// In flight while this plane is summed: the column kR0 + 1 "
-           "planes on, and the\n// next plane's halo.");
-  out.line("if (sc_more) {{\n  sc_column(sc_s0 + sc_p + 1 + kR0, sc_c);\n"
-           "  sc_halo(sc_s0 + sc_p + 1, sc_h);\n}}");
-  out.line("const Comp *const sc_src = sc_buf + (sc_p & 1) * kPlane + (kR1 + "
-           "sc_ty) * kW + kSide * kVX + sc_tx;");
+  const int D = plan.starPipeline;
+  // The value type of the shared planes: the computation's with the
+  // register prefetch, the grid's in the cp.async ring.
+  const std::string vecType = D ? "EVec" : "CVec";
+  auto conv = [&](const std::string &v) {
+    return D ? fmt::format("stencilc::rt::Convert<Comp>::from({})", v) : v;
+  };
+  if (D) {
+    // Plane sc_p + kR0's loads have landed (each later plane's are one
+    // group) and every thread is done with plane sc_p - 1, whose slot
+    // then takes plane sc_p + kR0 + kD.
+    out.line("stencilc::rt::copyAsyncWait<kD - 1>();");
+    out.line("__syncthreads();");
+    out.line("{{\n  const int k = sc_p + kR0 + kD;\n"
+             "  if (k < sc_planes + kR0)\n"
+             "    sc_load(sc_s0 + k, sc_buf + k % kNB * kPlane, k < "
+             "sc_planes);\n"
+             "  stencilc::rt::copyAsyncCommit();\n}}");
+    out.line("// The queues' newest value, plane sc_p + kR0, from the ring.");
+    out.line("const EVec sc_new = *reinterpret_cast<const EVec *>(sc_buf + "
+             "(sc_p + kR0) % kNB * kPlane + (kR1 + sc_ty) * kW + kSide * kVX "
+             "+ sc_tx);");
+    for (int j = 0; j < VX; ++j)
+      out.line("{} = {};", q(r0, c, j), conv(fmt::format("sc_new.v[{}]", j)));
+    out.line("const Elem *const sc_src = sc_buf + sc_p % kNB * kPlane + (kR1 "
+             "+ sc_ty) * kW + kSide * kVX + sc_tx;");
+  } else {
+    out.line("const bool sc_more = sc_p + 1 < sc_planes;");
+    out.line("// In flight while this plane is summed: the column kR0 + 1 "
+             "planes on, and the\n// next plane's halo.");
+    out.line("if (sc_more) {{\n  sc_column(sc_s0 + sc_p + 1 + kR0, sc_c);\n"
+             "  sc_halo(sc_s0 + sc_p + 1, sc_h);\n}}");
+    out.line("const Comp *const sc_src = sc_buf + (sc_p & 1) * kPlane + (kR1 "
+             "+ sc_ty) * kW + kSide * kVX + sc_tx;");
+  }
   // The shared vectors the in-plane taps read: rows d of axis 1 above and
   // below, and vectors s either side along axis 2.
   auto vec = [](const char *name, int d) {
@@ -284,9 +396,9 @@ void StencilEmitter::emitStarPlane(
   };
   for (int d = -r1; d <= r1; ++d)
     if (d && w.count({0, d, 0}))
-      out.line("const CVec {} = *reinterpret_cast<const CVec *>(sc_src + {} "
+      out.line("const {0} {1} = *reinterpret_cast<const {0} *>(sc_src + {2} "
                "* kW);",
-               vec("y", d), d);
+               vecType, vec("y", d), d);
   std::set<int> sides;
   for (int j = 0; j < VX; ++j)
     for (int d = -r2; d <= r2; ++d) {
@@ -295,22 +407,30 @@ void StencilEmitter::emitStarPlane(
         sides.insert(at < 0 ? -((-at + VX - 1) / VX) : at / VX);
     }
   for (int v : sides)
-    out.line("const CVec {} = *reinterpret_cast<const CVec *>(sc_src + {} "
+    out.line("const {0} {1} = *reinterpret_cast<const {0} *>(sc_src + {2} "
              "* kVX);",
-             vec("x", v), v);
-  // Queues and shared planes hold Comp: the sums read them as they are.
+             vecType, vec("x", v), v);
+  // Queues hold Comp, and so do the shared planes of the register
+  // prefetch; the ring's values convert as the sums read them.
+  // Each output's sum, tap by tap in the same order: with the ring, tap
+  // by tap across the outputs (each shared vector is then dead after its
+  // tap, which keeps radius 4 from spilling), else output by output.
+  std::vector<std::vector<std::string>> sums(VX);
   for (int j = 0; j < VX; ++j) {
-    std::string sum = "sc_sum" + std::to_string(j);
-    out.line("Comp {} = {};", sum, start);
+    std::vector<std::string> &terms = sums[j];
+    const std::string sum = "sc_sum" + std::to_string(j);
     for (int d = -r0; d <= r0; ++d) {
       auto it = w.find({d, 0, 0});
       if (it != w.end())
-        out.line("{} += {} * {};", sum, it->second, q(d, c, j));
+        terms.push_back(
+            fmt::format("{} += {} * {};", sum, it->second, q(d, c, j)));
     }
     for (int d = -r1; d <= r1; ++d) {
       auto it = w.find({0, d, 0});
       if (d && it != w.end())
-        out.line("{} += {} * {}.v[{}];", sum, it->second, vec("y", d), j);
+        terms.push_back(
+            fmt::format("{} += {} * {};", sum, it->second,
+                        conv(fmt::format("{}.v[{}]", vec("y", d), j))));
     }
     for (int d = -r2; d <= r2; ++d) {
       auto it = w.find({0, 0, d});
@@ -319,10 +439,23 @@ void StencilEmitter::emitStarPlane(
       // The thread's own columns come from its queues' centres.
       const int at = j + d;
       const int v = at < 0 ? -((-at + VX - 1) / VX) : at / VX;
-      std::string val = v == 0 ? q(0, c, at)
-                               : fmt::format("{}.v[{}]", vec("x", v),
-                                             at - v * VX);
-      out.line("{} += {} * {};", sum, it->second, val);
+      std::string val =
+          v == 0 ? q(0, c, at)
+                 : conv(fmt::format("{}.v[{}]", vec("x", v), at - v * VX));
+      terms.push_back(fmt::format("{} += {} * {};", sum, it->second, val));
+    }
+  }
+  if (D) {
+    for (int j = 0; j < VX; ++j)
+      out.line("Comp sc_sum{} = {};", j, start);
+    for (size_t k = 0; k < sums.front().size(); ++k)
+      for (int j = 0; j < VX; ++j)
+        out.line("{}", sums[j][k]);
+  } else {
+    for (int j = 0; j < VX; ++j) {
+      out.line("Comp sc_sum{} = {};", j, start);
+      for (const std::string &term : sums[j])
+        out.line("{}", term);
     }
   }
   out.line("const long long g0 = sc_s0 + sc_p;");
@@ -359,6 +492,8 @@ void StencilEmitter::emitStarPlane(
   }
   out.dedent();
   out.line("}}");
+  if (D)
+    return;
   // The oldest slot (plane g0 - kR0) takes plane g0 + kR0 + 1; the next
   // plane's interior is the queues' next centre.
   {

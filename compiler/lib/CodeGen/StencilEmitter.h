@@ -263,6 +263,7 @@ private:
                                std::map<std::array<int, 3>, std::string> &w);
   void emitStarConstants();
   void emitStarKernel();
+  void emitStarRingLoad();
   void emitStarPlane(int copy,
                      const std::map<std::array<int, 3>, std::string> &w,
                      const std::string &start);

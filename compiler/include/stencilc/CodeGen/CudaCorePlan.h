@@ -98,6 +98,17 @@ struct CudaCorePlan {
   /// (starWidth). One step per pass.
   bool star = false;
   int planeCols = 1; ///< Outputs a thread owns along axis 2 (star).
+  /// With `star`: 0, or the planes whose boxes are in flight by cp.async
+  /// beyond the one a plane's sums need. With 0, each thread prefetches the
+  /// next plane into registers and stores it to one of two shared planes
+  /// of the computation's type. With D > 0, the boxes of the element type
+  /// go straight from global to a ring of r0 + D + 1 shared planes, the
+  /// queues read their next value from the ring, and D planes' loads are in
+  /// flight while one is summed, in no thread's registers.
+  int starPipeline = 0;
+  int starRing() const {
+    return starPipeline ? radius[0] + starPipeline + 1 : 2;
+  }
   /// The star kernel's shared rows: the tile and ceil(r2 / planeCols)
   /// vectors either side.
   int starWidth() const {

@@ -294,6 +294,10 @@ struct Hints {
   /// tensor-core plane kernel applies (CodeGen/CudaCorePlan,
   /// tensorPlaneApplies): one step per pass, mma.sync or mma.sp.
   int tensorPlane = 0;
+  /// The star kernel's planes in flight by cp.async, from the hidden
+  /// --star-pipeline (experiments; 0: the register-prefetch kernel).
+  /// Unset: the plan's rule (CodeGen/CudaCorePlan, planStar).
+  std::optional<int> starPipeline;
 };
 
 struct Stencil {
