@@ -51,9 +51,10 @@ examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p star-2d9p-r2 box-2d49p h
 # periodic, clamp, dirichlet; parameter weights): the register-queue star
 # kernel at auto and --fuse=1 in every type, at the 3-D check sizes (131
 # planes: five segments of 32; 37x101x76: inner tiles, vector loads).
-# f16 and bf16 fill its shared planes by cp.async (a ring) except where
-# an axis is dirichlet; test/gpu/Inputs/star3d-wrap (radii 3, 2, 1;
-# clamp, periodic, fixed) is the ring's boundary variant.
+# f16 and bf16 fill its shared planes by cp.async (a ring) except where a
+# dirichlet value is not exact in their type (star3d-mixed's 0.5 is:
+# the ring's dirichlet variant); test/gpu/Inputs/star3d-wrap (radii 3, 2,
+# 1; clamp, periodic, fixed) is its other boundary variant.
 # test/gpu/Inputs/stream-divide: a sum of reads over a parameter, which
 # the streaming kernel sums through its linear form (runtime weights).
 # The examples with no tensor-core strategy: nonlinear, or linear with

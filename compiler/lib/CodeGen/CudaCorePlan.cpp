@@ -1,6 +1,7 @@
 //===- CudaCorePlan.cpp - Tiling and fusion of the CUDA-core path ---------===//
 
 #include "stencilc/CodeGen/CudaCorePlan.h"
+#include "stencilc/IR/ElemType.h"
 #include "stencilc/IR/LinearForm.h"
 #include "stencilc/IR/Weights.h"
 
@@ -394,15 +395,19 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   p.minBlocks =
       s.elemType == ElemType::F64 && base.radius[0] != 2 ? 2 : 3;
   // The cp.async ring holds the grid's own type, so a 16-bit grid's
-  // dirichlet value outside the domain would lose its exact value there;
-  // such a grid keeps the register-prefetch kernel, whose shared planes
-  // hold the computation's type (f16 and bf16 convert once as they load),
-  // as the reads of the other kernels give it.
+  // dirichlet value outside the domain must be exact in it (0, 0.5; not
+  // 0.1, nor a value from a parameter), or the grid keeps the register
+  // prefetch, whose shared planes hold the computation's type (f16 and
+  // bf16 convert once as they load), as the reads of the other kernels
+  // give it.
   const Grid &grid = s.grids[s.updates.front().grid];
   bool inexactOutside = false;
-  for (int a = 0; a < s.dims; ++a)
-    inexactOutside |= grid.boundary[a].has(BoundaryKind::Dirichlet);
-  inexactOutside &= s.elemType != s.compType;
+  if (s.elemType != s.compType)
+    for (int a = 0; a < s.dims; ++a)
+      for (const BoundarySide &side : grid.boundary[a].side)
+        inexactOutside |= side.kind == BoundaryKind::Dirichlet &&
+                          (side.node >= 0 ||
+                           roundTo(s.elemType, side.value) != side.value);
   // Two planes in flight for 16-bit grids; f32 and f64 keep the register
   // prefetch. Measured on an H200 at 512^3, one step a pass, against the
   // register prefetch in the same call (docs/benchmarks.md, session 24):
