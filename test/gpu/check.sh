@@ -279,13 +279,14 @@ CHECK
   fi
   # compute-sanitizer's memcheck on every tensor-core variant and a few
   # CUDA-core ones at one small odd size: an out-of-bounds read that lands in allocated memory passes
-  # --check, so only the sanitizer sees it.
+  # --check, so only the sanitizer sees it. f16's auto variant is there for
+  # the 16-bit CUDA-core kernels (the star kernel's cp.async ring).
   if [ "${MEMCHECK:-1}" = 1 ] && command -v compute-sanitizer > /dev/null; then
     : > memcheck.list
     for ex in "${examples[@]}" $plane_inputs; do
       local d; d=$(dims_of "$ex")
       local sz; sz=$(sizes_for "$d" | cut -d' ' -f2)
-      for bin in $(ls "$ex".*.*tc* "$ex".f32.auto "$ex".f32.3 "$ex".f64.auto "$ex".f32.tile* 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$'); do
+      for bin in $(ls "$ex".*.*tc* "$ex".f32.auto "$ex".f32.3 "$ex".f64.auto "$ex".f16.auto "$ex".f32.tile* 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$'); do
         echo "$bin $sz" >> memcheck.list
       done
     done
