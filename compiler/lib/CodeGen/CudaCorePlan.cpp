@@ -285,6 +285,23 @@ static bool ownWeightBox(const Stencil &s, int r) {
   return taps.size() == box && coeffs.size() == box;
 }
 
+/// Whether a 16-bit grid's dirichlet value outside the domain is one its
+/// type cannot hold (0.1, or a value from a parameter; 0 and 0.5 it
+/// holds). A kernel that keeps values in the grid's type on their way to
+/// shared memory (the star kernel's ring, the plane kernel's prefetch)
+/// would round it, where the reads of the other kernels give it exactly.
+static bool inexactOutside(const Stencil &s) {
+  if (s.elemType == s.compType)
+    return false;
+  const Grid &grid = s.grids[s.updates.front().grid];
+  for (int a = 0; a < s.dims; ++a)
+    for (const BoundarySide &side : grid.boundary[a].side)
+      if (side.kind == BoundaryKind::Dirichlet &&
+          (side.node >= 0 || roundTo(s.elemType, side.value) != side.value))
+        return true;
+  return false;
+}
+
 /// The plane kernel, where it pays: a linear 3-D update of one grid with a
 /// radius of 2 to 4 along every axis (or a radius-1 box whose taps each
 /// have their own weight, ownWeightBox), at one step per pass, on the shapes
@@ -329,8 +346,14 @@ static std::optional<CudaCorePlan> planPlane(const Stencil &s,
   // 18 independent sums).
   p.minBlocks = s.elemType == ElemType::F64 && s.maxUpdatedRadius() >= 4 ? 1 : 2;
   // The shared planes hold the computation's type, as the star kernel's do:
-  // a 16-bit value converts once as it loads, not at each of its reads, and
-  // a dirichlet value keeps its exact value.
+  // a 16-bit value converts once, not at each of its reads, and a dirichlet
+  // value keeps its exact value. It converts as it is stored, after the
+  // plane's sums, so that no instruction waits on the next plane's loads
+  // before them: f16 box3d2r 115 -> 130 GStencils/s, box3d3r 59 -> 64 (f32
+  // 131, 65; H200, docs/benchmarks.md, session 25). Converted as it
+  // loaded, ptxas placed the conversions before the sums. Where the
+  // registers would round a dirichlet value, they hold the computation's.
+  p.planeGridRegisters = s.elemType != s.compType && !inexactOutside(s);
   p.sharedBytes =
       2 * static_cast<int64_t>(p.box(1)) * p.box(2) * elemTypeBytes(s.compType);
   return p;
@@ -400,14 +423,6 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   // prefetch, whose shared planes hold the computation's type (f16 and
   // bf16 convert once as they load), as the reads of the other kernels
   // give it.
-  const Grid &grid = s.grids[s.updates.front().grid];
-  bool inexactOutside = false;
-  if (s.elemType != s.compType)
-    for (int a = 0; a < s.dims; ++a)
-      for (const BoundarySide &side : grid.boundary[a].side)
-        inexactOutside |= side.kind == BoundaryKind::Dirichlet &&
-                          (side.node >= 0 ||
-                           roundTo(s.elemType, side.value) != side.value);
   // Two planes in flight for 16-bit grids; f32 and f64 keep the register
   // prefetch. Measured on an H200 at 512^3, one step a pass, against the
   // register prefetch in the same call (docs/benchmarks.md, session 24):
@@ -416,7 +431,7 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   // +4% at one to three planes (star3d2r 308 -> 292 at two).
   const bool half = s.elemType == ElemType::F16 || s.elemType == ElemType::BF16;
   p.starPipeline =
-      inexactOutside ? 0 : s.hints.starPipeline.value_or(half ? 2 : 0);
+      inexactOutside(s) ? 0 : s.hints.starPipeline.value_or(half ? 2 : 0);
   p.sharedBytes = int64_t(p.starRing()) * p.box(1) * p.starWidth() *
                   elemTypeBytes(p.starPipeline ? s.elemType : s.compType);
   return p;

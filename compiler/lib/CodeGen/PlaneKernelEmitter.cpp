@@ -4,11 +4,12 @@
 // block owns kT1 x kT2 outputs of axes 1 and 2 and a segment of kT0 planes
 // of axis 0. It walks the input planes of the segment and its halo along
 // axis 0 one at a time: each plane, with a halo of kR1 and kR2, is loaded
-// once into one of two shared-memory buffers, in the computation's type (an
-// f16 or bf16 value converts as it loads; the next plane's loads are in
-// flight while the current one is summed), and each thread adds the plane's
-// contribution to the 2 kR0 + 1 output planes it touches for its kRY
-// outputs along axis 1:
+// once into one of two shared-memory buffers, in the computation's type (the
+// next plane's loads are in flight in registers while the current one is
+// summed; an f16 or bf16 value converts as it is stored, after the sums,
+// unless a dirichlet value would round in its type), and each thread adds
+// the plane's contribution to the 2 kR0 + 1 output planes it touches for
+// its kRY outputs along axis 1:
 //
 //   acc[q][i] += w[kR0 - q][dy][dx] * plane[y_i + dy][x + dx]
 //
@@ -61,37 +62,52 @@ void StencilEmitter::emitPlaneKernel() {
   const std::string n = grid.name;
 
   emitPlaneKernelHead(n, "Comp");
+  // The next plane's values wait in registers of type `reg` (CudaCorePlan::
+  // planeGridRegisters): the grid's, converted as they are stored after the
+  // sums, or the computation's.
+  const char *reg = plan.planeGridRegisters ? "Elem" : "Comp";
+  if (plan.planeGridRegisters)
+    out.line("// The next plane waits in registers in the grid's type and "
+             "converts as it is\n// stored, after the sums: nothing before "
+             "them waits on its loads.");
   {
-    auto fn =
-        out.scope("auto sc_fetch = [&](long long q0, Comp (&v)[kLoads])", "};");
+    auto fn = out.scope(
+        fmt::format("auto sc_fetch = [&](long long q0, {} (&v)[kLoads])", reg),
+        "};");
+    const std::string load = "sc_p[e / kB2 * a.n2 + e % kB2]";
     out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
     out.line("  const Elem *const sc_p = sc_box + q0 * sc_stride;");
     out.line("#pragma unroll");
     out.line("  for (int k = 0; k < kLoads; ++k) {{");
     out.line("    const int e = threadIdx.x + k * kThreads;");
     out.line("    if (kPlane % kThreads == 0 || e < kPlane)");
-    out.line("      v[k] = stencilc::rt::Convert<Comp>::from("
-             "sc_p[e / kB2 * a.n2 + e % kB2]);");
+    out.line("      v[k] = {};",
+             plan.planeGridRegisters
+                 ? load
+                 : "stencilc::rt::Convert<Comp>::from(" + load + ")");
     out.line("  }}");
     out.line("}} else {{");
     out.line("#pragma unroll");
     out.line("  for (int k = 0; k < kLoads; ++k) {{");
     out.line("    const int e = threadIdx.x + k * kThreads;");
     out.line("    if (kPlane % kThreads == 0 || e < kPlane)");
-    out.line("      v[k] = gread_{}<Comp>(a.in_{}, q0, o1 + e / kB2, o2 + e % "
+    out.line("      v[k] = gread_{}<{}>(a.in_{}, q0, o1 + e / kB2, o2 + e % "
              "kB2, a.n0, a.n1, a.n2);",
-             n, n);
+             n, reg, n);
     out.line("  }}");
     out.line("}}");
   }
   {
-    auto fn = out.scope("auto sc_put = [&](Comp *dst, const Comp (&v)[kLoads])",
-                        "};");
+    auto fn = out.scope(
+        fmt::format("auto sc_put = [&](Comp *dst, const {} (&v)[kLoads])", reg),
+        "};");
     out.line("#pragma unroll");
     out.line("for (int k = 0; k < kLoads; ++k) {{");
     out.line("  const int e = threadIdx.x + k * kThreads;");
     out.line("  if (kPlane % kThreads == 0 || e < kPlane)");
-    out.line("    dst[e] = v[k];");
+    out.line("    dst[e] = {};", plan.planeGridRegisters
+                                     ? "stencilc::rt::Convert<Comp>::from(v[k])"
+                                     : "v[k]");
     out.line("}}");
   }
   std::map<std::array<int, 3>, std::string> w;
@@ -107,7 +123,7 @@ void StencilEmitter::emitPlaneKernel() {
       decl += std::string(i ? ", " : "") + acc(q, i) + " = " + start;
     out.line("{};", decl);
   }
-  out.line("Comp sc_v[kLoads];");
+  out.line("{} sc_v[kLoads];", reg);
   out.line("sc_fetch(sc_s0 - kH0, sc_v);");
   out.line("sc_put(sc_buf, sc_v);");
   out.line("__syncthreads();");

@@ -89,6 +89,12 @@ struct CudaCorePlan {
   /// partial sums in registers. One step per pass.
   bool plane = false;
   int planeRows = 1; ///< Outputs a thread owns along axis 1.
+  /// With `plane`, on a 16-bit grid: the next plane's values wait in
+  /// registers in the grid's type and convert to the computation's as they
+  /// are stored to shared memory, after the current plane's sums. False
+  /// where a dirichlet value outside the domain is not exact in the grid's
+  /// type: the registers then hold the computation's type.
+  bool planeGridRegisters = false;
   /// With `plane`: the register-queue star kernel (3-D stars,
   /// StarKernelEmitter.cpp) instead. Same launch; each thread owns
   /// `planeCols` consecutive outputs along axis 2 (one vector, a 16-byte
