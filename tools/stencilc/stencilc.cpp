@@ -225,6 +225,15 @@ cl::opt<int> starPipelineOpt(
     cl::desc("Planes the 3-D star kernel keeps in flight by cp.async, 0 to "
              "4 (0: the register-prefetch kernel; default: the plan's)"));
 
+// The streaming kernel for 2-D stencils, for the GPU experiments that are
+// to decide whether the planner or the cost model should choose it
+// (docs/benchmarks.md, session 25); hidden.
+cl::opt<bool> stream2dOpt(
+    "stream-2d", cl::Hidden,
+    cl::desc("Run a 2-D stencil of one grid on the streaming kernel (CUDA "
+             "cores, rows of 256 threads streaming along axis 0) instead of "
+             "the box kernel"));
+
 cl::OptionCategory passCat("Passes");
 
 cl::opt<std::string> passesOpt(
@@ -556,6 +565,25 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   if (req.distributed)
     mo.target = Target::CudaCore;
   mo.distributed = req.distributed;
+  if (stream2dOpt) {
+    if (!streamsIn2D(s)) {
+      diags.error(s.loc, "--stream-2d streams a 2-D stencil of one grid, "
+                         "without stages, new values, t or coordinates and "
+                         "with each axis's boundary alike on both sides; "
+                         "stencil '" +
+                             s.name + "' is not");
+      return std::nullopt;
+    }
+    if ((req.target && *req.target != Target::CudaCore) || req.distributed) {
+      diags.error(s.loc, llvm::Twine("--stream-2d runs on one GPU's CUDA "
+                                     "cores; drop ") +
+                             (req.distributed ? "--distributed"
+                                              : "--target=" + targetOpt));
+      return std::nullopt;
+    }
+    s.hints.stream2d = true;
+    mo.target = Target::CudaCore;
+  }
   if (starPipelineOpt >= 0)
     s.hints.starPipeline = starPipelineOpt;
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;

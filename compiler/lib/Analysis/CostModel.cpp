@@ -462,8 +462,8 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
     const double arithmetic = s.isLinear() && !wide ? x.flops1 / 2 : x.flops1;
     double perPoint = rho * (arithmetic + sharedReads + 1 + 2);
     if (!wide)
-      perPoint += rho * kSpillInstructions *
-                  std::max(0, p->values - kStreamRegisterValues);
+      perPoint +=
+          rho * kSpillInstructions * std::max(0, p->values - p->valueBudget);
     double perRow = 20.0 / t;
     double perIteration = (30.0 + 10.0 * t) / (p->rows * t);
     c.tCompute = 2 * (perPoint + perRow + perIteration) /

@@ -152,7 +152,7 @@ static int streamValues(const Stencil &s, const CudaCorePlan &p, int rows) {
 static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
   for (int rows : {4, 2, 1}) {
     if (rows == 4 && s.compType != ElemType::F64 &&
-        streamValues(s, p, rows) > kStreamRegisterValues)
+        streamValues(s, p, rows) > p.valueBudget)
       continue;
     p.rows = rows;
     p.values = streamValues(s, p, rows);
@@ -172,14 +172,22 @@ static bool fitRings(CudaCorePlan &p, const Stencil &s, GpuArch arch) {
 /// kernel): one grid in 3-D. Stages, new values, t and the coordinates run
 /// in the box kernel; so do a dirichlet value of parameters and sides that
 /// differ.
-static bool streamable(const Stencil &s) {
-  if (s.grids.size() != 1 || s.dims != 3 || s.hasStages() ||
-      s.usesStepOrPoint() || !s.stages.empty())
+static bool streamableShape(const Stencil &s) {
+  if (s.grids.size() != 1 || s.hasStages() || s.usesStepOrPoint() ||
+      !s.stages.empty())
     return false;
   for (const AxisBoundary &b : s.grids[0].boundary)
     if (!b.uniform() || b.side[0].node >= 0)
       return false;
   return true;
+}
+
+static bool streamable(const Stencil &s) {
+  return s.dims == 3 && streamableShape(s);
+}
+
+bool stencilc::streamsIn2D(const Stencil &s) {
+  return s.dims == 2 && streamableShape(s);
 }
 
 /// The streaming plan, where it applies: one grid in 3-D, and a slab whose
@@ -196,7 +204,8 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
                                               CudaCorePlan p, GpuArch arch,
                                               DiagnosticEngine &diags,
                                               bool &failed) {
-  if (!streamable(s))
+  const bool flat = s.hints.stream2d && streamsIn2D(s);
+  if (!streamable(s) && !flat)
     return std::nullopt;
   p.stream = true;
   p.linearForm = streamsLinearForm(s);
@@ -204,6 +213,15 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   // 32 x 32 threads, the most a block may have: the fastest of 32 x 16 and
   // 32 x 32 threads in the sweep.
   p.tile = {128, 32 - 2 * p.halo(1), 32 - 2 * p.halo(2)};
+  if (flat) {
+    // 2-D (--stream-2d, experiments): a row of 256 threads, segments of
+    // 512 rows, two blocks an SM, so 128 registers a thread and twice the
+    // values before they spill. The fastest setting of session 25's sweep
+    // (docs/benchmarks.md): 8-22% over the box kernel on 2-D stars of
+    // radius 1 to 3, behind it on star2d4r and the boxes.
+    p.tile = {512, 256 - 2 * p.halo(1), 1};
+    p.valueBudget = 2 * kStreamRegisterValues;
+  }
   for (int a = 1; a < s.dims; ++a)
     if (p.tile[a] < 8)
       return std::nullopt;
@@ -231,11 +249,28 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
       failed = true;
       return std::nullopt;
     }
-    [[maybe_unused]] bool fits = fitRings(p, s, arch);
-    assert(fits && "a slab of at most 1024 points fits where 32x32 does");
+    // A 2-D slab past 512 threads gets one block an SM and fewer than 128
+    // registers a thread.
+    if (flat)
+      p.valueBudget =
+          kStreamRegisterValues * std::min(2, kMaxThreads / p.slab());
+    if (!fitRings(p, s, arch)) {
+      // Only a 2-D slab can outgrow the rules' rings: the rules' 3-D slab
+      // is the largest a block may have.
+      assert(flat && "a slab of at most 1024 points fits where 32x32 does");
+      tileDoesNotFit(s, p,
+                     "rings of " + llvm::Twine(p.sharedBytes) +
+                         " bytes of shared memory at one row an iteration, "
+                         "more than the " +
+                         llvm::Twine(maxSharedBytesPerBlock(arch)) +
+                         " a block may have on " + archName(arch),
+                     diags);
+      failed = true;
+      return std::nullopt;
+    }
   }
   p.threads = p.slab();
-  p.minBlocks = std::max(1, kMaxThreads / p.threads);
+  p.minBlocks = std::max(1, (flat ? kMaxThreads / 2 : kMaxThreads) / p.threads);
   p.unroll = streamUnroll(s, p);
   return p;
 }

@@ -192,6 +192,54 @@ TEST(CudaCorePlan, TwoDimensionalAndMultiGridStencilsKeepTheBox) {
   EXPECT_FALSE(p->stream);
 }
 
+TEST(CudaCorePlan, TheHiddenStream2dFlagStreamsTwoDimensionalStencils) {
+  // --stream-2d (Hints::stream2d): a row of 256 threads, segments of 512
+  // rows, two blocks an SM and twice the values before a spill.
+  Compiled star("stencil s { grid u : f32[2]; boundary u : fixed;\n"
+                "u' = 0.2 * u + 0.2 * u[-1,0] + 0.2 * u[1,0]\n"
+                "     + 0.2 * u[0,-1] + 0.2 * u[0,1]; }");
+  ASSERT_TRUE(star.module) << star.diagText;
+  Stencil s = star.stencil();
+  EXPECT_TRUE(streamsIn2D(s));
+  s.hints.stream2d = true;
+  auto p = planCudaCore(s, 6, GpuArch::SM90, star.diags);
+  ASSERT_TRUE(p) << star.diagText;
+  EXPECT_TRUE(p->stream);
+  EXPECT_EQ(p->tile[0], 512);
+  EXPECT_EQ(p->tile[1], 256 - 2 * 6);
+  EXPECT_EQ(p->threads, 256);
+  EXPECT_EQ(p->minBlocks, 2);
+  EXPECT_EQ(p->valueBudget, 2 * kStreamRegisterValues);
+  // 6 levels of 4 + 2 rows, 8 loads in flight, the weight (one distinct
+  // value, kept at 4 rows): within the budget, so 4 rows an iteration.
+  EXPECT_EQ(p->rows, 4);
+  EXPECT_LE(p->values, p->valueBudget);
+  EXPECT_LE(p->sharedBytes, maxSharedBytesPerBlock(GpuArch::SM90));
+  // Deeper, the values pass the budget and the rows halve.
+  p = planCudaCore(s, 10, GpuArch::SM90, star.diags);
+  ASSERT_TRUE(p && p->stream);
+  EXPECT_EQ(p->rows, 2);
+  // A 3-D stencil's plan does not change with the flag.
+  Compiled cube("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+                "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(cube.module) << cube.diagText;
+  Stencil c = cube.stencil();
+  EXPECT_FALSE(streamsIn2D(c));
+  auto before = planCudaCore(c, 3, GpuArch::SM90, cube.diags);
+  c.hints.stream2d = true;
+  auto after = planCudaCore(c, 3, GpuArch::SM90, cube.diags);
+  ASSERT_TRUE(before && after);
+  EXPECT_EQ(before->tile, after->tile);
+  EXPECT_EQ(before->minBlocks, after->minBlocks);
+  EXPECT_EQ(after->valueBudget, kStreamRegisterValues);
+  // Two grids do not stream in 2-D.
+  Compiled two("stencil s { grid u : f32[2]; grid v : f32[2];\n"
+               "boundary u : clamp; boundary v : clamp;\n"
+               "u' = u + v[1,0]; v' = v + u[0,1]; }");
+  ASSERT_TRUE(two.module) << two.diagText;
+  EXPECT_FALSE(streamsIn2D(two.stencil()));
+}
+
 TEST(CudaCorePlan, TwoDimensionalStripsSpanTwoColumns) {
   // In 2-D a strip is two columns wide, the tile stays even along axis 1,
   // and where the radius along axis 1 is odd the buffers take one spare

@@ -64,8 +64,12 @@ struct CudaCorePlan {
   int rows = 1; ///< Rows of axis 0 one streaming iteration advances.
   /// The values a streaming thread keeps in registers at `rows` rows: every
   /// level's rows, the loads in flight and the update's distinct constants.
-  /// Past kStreamRegisterValues they spill (the cost model charges them).
+  /// Past `valueBudget` they spill (the cost model charges them).
   int values = 0;
+  /// The values a streaming thread holds without spilling:
+  /// kStreamRegisterValues at 64 registers (1024 threads a block), twice
+  /// that at 128 (the 2-D slab of 256 threads, two blocks an SM).
+  int valueBudget = kStreamRegisterValues;
   /// The streaming kernel sums a linear update's taps with their weights
   /// (the linear form, planWeights) instead of evaluating it as written:
   /// where it divides a sum of reads by a coefficient (streamsLinearForm).
@@ -179,6 +183,12 @@ bool tensorPlaneApplies(const Stencil &stencil);
 /// folds the coefficient into the weights, which the error bound of a
 /// linear update covers in any order (driver.cuh, LinearBound).
 bool streamsLinearForm(const Stencil &stencil);
+
+/// Whether the streaming kernel may run `stencil` in 2-D (the hidden
+/// --stream-2d): one grid, no stages, new values, t or coordinates, and
+/// boundaries alike on both sides of each axis without a parameter's
+/// dirichlet value, as the 3-D streaming kernel asks.
+bool streamsIn2D(const Stencil &stencil);
 
 /// Plans `stencil`. `fuse` overrides the stencil's hint when set; 0 means
 /// automatic even where the source hints a depth. `frame` plans the

@@ -298,6 +298,10 @@ struct Hints {
   /// --star-pipeline (experiments; 0: the register-prefetch kernel).
   /// Unset: the plan's rule (CodeGen/CudaCorePlan, planStar).
   std::optional<int> starPipeline;
+  /// From the hidden --stream-2d (experiments): a 2-D stencil of one grid
+  /// streams along axis 0 (the streaming kernel) instead of taking the box
+  /// kernel's tiles (CodeGen/CudaCorePlan, planStream).
+  bool stream2d = false;
 };
 
 struct Stencil {
