@@ -418,6 +418,13 @@ std::optional<TuneResult> runTune(const Stencil &s,
   o.commonFlags = {"--type=" + elemTypeName(s.elemType).str(),
                    "--arch=" + archName(arch).str(),
                    "--precision=" + precisionName(policy).str()};
+  // The hidden experiments' flags plan every candidate as they plan the
+  // output.
+  if (stream2dOpt)
+    o.commonFlags.push_back("--stream-2d");
+  if (starPipelineOpt >= 0)
+    o.commonFlags.push_back("--star-pipeline=" +
+                            std::to_string(starPipelineOpt.getValue()));
   o.nvcc = nvccOpt;
   o.arch = archName(arch).str();
   static const char *const sizes[] = {"10240000", "10240x10240",

@@ -199,7 +199,9 @@ bool stencilc::streamsIn2D(const Stencil &s) {
 /// A tile the user gave (--tile) changes the slab, not the choice of
 /// kernel, which the rules make with their own slab. Its slab may not
 /// exceed a block's 1024 threads (an error, and `failed` set); with no
-/// more points than the rules' slab, its rings fit where theirs do.
+/// more points than the rules' slab, its rings fit where theirs do. In 2-D
+/// (--stream-2d) a slab may be wider than the rules' 256, and rings that
+/// do not fit are an error too.
 static std::optional<CudaCorePlan> planStream(const Stencil &s,
                                               CudaCorePlan p, GpuArch arch,
                                               DiagnosticEngine &diags,

@@ -4,7 +4,8 @@
 # CUDA-core kernel, so the deepest fusion is the fastest, plus an eighth of
 # the tile's last extent, so that of the tile shapes --tune tries next the
 # one twice as wide wins. FAKE_FLAT_TILES=1 leaves the tile out: the
-# plan's own shape then stays.
+# plan's own shape then stays. FAKE_REQUIRE=TEXT fails the build of a
+# source without TEXT (a candidate planned without a flag it should have).
 while [ $# -gt 0 ]; do
   case $1 in
     -o) out=$2; shift ;;
@@ -12,6 +13,10 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
+if [ -n "${FAKE_REQUIRE:-}" ] && ! grep -q "$FAKE_REQUIRE" "$in"; then
+  echo "fake nvcc: $in lacks '$FAKE_REQUIRE'" >&2
+  exit 1
+fi
 t=$(grep -o 'constexpr int kFuse = [0-9]*' "$in" | head -n 1 | grep -o '[0-9]*$')
 w=$(grep -o 'constexpr int kT0 = [0-9, kT=]*;' "$in" | head -n 1 | grep -o '[0-9]*;$' | tr -d ';')
 [ "${FAKE_FLAT_TILES:-0}" = 1 ] && w=0
