@@ -150,6 +150,19 @@ generate() {
         done
       done
     fi
+    # The hidden --stream-2d (experiments; docs/benchmarks.md, session 25):
+    # STREAM2D="auto 4 6" adds EX.TYPE.s2dFUSE for a 2-D example of one
+    # grid, in f32 at each depth and in the other types at auto.
+    if [ -n "${STREAM2D:-}" ] && [ "$(dims_of "$ex")" = 2 ]; then
+      for fuse in $STREAM2D; do
+        for ty in "${types[@]}"; do
+          [ "$fuse" != auto ] && [ "$ty" != f32 ] && continue
+          "$stencilc" "$(src_of "$ex")" --emit-main --type=$ty --stream-2d \
+            --fuse=$fuse -o "$dir/$ex.$ty.s2d$fuse.cu" 2> /dev/null ||
+            echo "STREAM2D SKIP $ex.$ty.s2d$fuse (does not stream in 2-D)"
+        done
+      done
+    fi
     [ "${FUSES:-}" = none ] && continue
     for ty in "${types[@]}"; do
       for fuse in ${FUSES:-auto 1 2 3 4 8}; do
@@ -286,7 +299,7 @@ CHECK
     for ex in "${examples[@]}" $plane_inputs; do
       local d; d=$(dims_of "$ex")
       local sz; sz=$(sizes_for "$d" | cut -d' ' -f2)
-      for bin in $(ls "$ex".*.*tc* "$ex".f32.auto "$ex".f32.3 "$ex".f64.auto "$ex".f16.auto "$ex".f32.tile* 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$'); do
+      for bin in $(ls "$ex".*.*tc* "$ex".f32.auto "$ex".f32.3 "$ex".f64.auto "$ex".f16.auto "$ex".f32.tile* "$ex".*.s2dauto 2>/dev/null | grep -v '\.\(cu\|h\|log\|out\)$'); do
         echo "$bin $sz" >> memcheck.list
       done
     done
@@ -314,9 +327,9 @@ CHECK
   # other examples.
   for ex in "${examples[@]}"; do
     local d; d=$(dims_of "$ex")
-    local variants="$ex.f32.auto $ex.f16.auto $ex.f64.auto"
+    local variants="$ex.f32.auto $ex.f16.auto $ex.f64.auto $ex.f16.s2dauto"
     case " $benchmarks " in *" $ex "*)
-      variants="$variants $(ls "$ex".f32.* | grep -v '\.\(cu\|h\|log\)$' | grep -v 'sm80\|auto\|tc')
+      variants="$variants $(ls "$ex".f32.* | grep -v '\.\(cu\|h\|log\)$' | grep -v 'sm80\|\.auto$\|tc')
                 $(ls "$ex".*.*tc* 2>/dev/null | grep -v '\.\(cu\|h\|log\)$')";;
     esac
     for v in $variants; do
