@@ -217,12 +217,12 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   p.tile = {128, 32 - 2 * p.halo(1), 32 - 2 * p.halo(2)};
   if (flat) {
     // 2-D (--stream-2d, experiments): a row of 256 threads, segments of
-    // 512 rows, two blocks an SM, so 128 registers a thread and twice the
-    // values before they spill. The fastest setting of session 25's sweep
-    // (docs/benchmarks.md): 8-22% over the box kernel on 2-D stars of
-    // radius 1 to 3, behind it on star2d4r and the boxes.
+    // 512 rows, two blocks an SM, so 128 registers a thread and more
+    // values before the rows halve. The fastest setting of session 25's
+    // sweep (docs/benchmarks.md): 8-22% over the box kernel on 2-D stars
+    // of radius 1 to 3, behind it on star2d4r and the boxes.
     p.tile = {512, 256 - 2 * p.halo(1), 1};
-    p.valueBudget = 2 * kStreamRegisterValues;
+    p.valueBudget = kStream2dRegisterValues;
   }
   for (int a = 1; a < s.dims; ++a)
     if (p.tile[a] < 8)
@@ -252,10 +252,10 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
       return std::nullopt;
     }
     // A 2-D slab past 512 threads gets one block an SM and fewer than 128
-    // registers a thread.
+    // registers a thread: the 3-D slab's budget.
     if (flat)
-      p.valueBudget =
-          kStreamRegisterValues * std::min(2, kMaxThreads / p.slab());
+      p.valueBudget = p.slab() <= kMaxThreads / 2 ? kStream2dRegisterValues
+                                                  : kStreamRegisterValues;
     if (!fitRings(p, s, arch)) {
       // Only a 2-D slab can outgrow the rules' rings: the rules' 3-D slab
       // is the largest a block may have.

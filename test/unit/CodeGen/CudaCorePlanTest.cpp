@@ -194,7 +194,7 @@ TEST(CudaCorePlan, TwoDimensionalAndMultiGridStencilsKeepTheBox) {
 
 TEST(CudaCorePlan, TheHiddenStream2dFlagStreamsTwoDimensionalStencils) {
   // --stream-2d (Hints::stream2d): a row of 256 threads, segments of 512
-  // rows, two blocks an SM and twice the values before a spill.
+  // rows, two blocks an SM and more values before the rows halve.
   Compiled star("stencil s { grid u : f32[2]; boundary u : fixed;\n"
                 "u' = 0.2 * u + 0.2 * u[-1,0] + 0.2 * u[1,0]\n"
                 "     + 0.2 * u[0,-1] + 0.2 * u[0,1]; }");
@@ -209,13 +209,14 @@ TEST(CudaCorePlan, TheHiddenStream2dFlagStreamsTwoDimensionalStencils) {
   EXPECT_EQ(p->tile[1], 256 - 2 * 6);
   EXPECT_EQ(p->threads, 256);
   EXPECT_EQ(p->minBlocks, 2);
-  EXPECT_EQ(p->valueBudget, 2 * kStreamRegisterValues);
+  EXPECT_EQ(p->valueBudget, kStream2dRegisterValues);
   // 6 levels of 4 + 2 rows, 8 loads in flight, the weight (one distinct
   // value, kept at 4 rows): within the budget, so 4 rows an iteration.
   EXPECT_EQ(p->rows, 4);
   EXPECT_LE(p->values, p->valueBudget);
   EXPECT_LE(p->sharedBytes, maxSharedBytesPerBlock(GpuArch::SM90));
-  // Deeper, the values pass the budget and the rows halve.
+  // Deeper, the values pass the budget and the rows halve: at t = 10,
+  // 10 x 6 + 8 + 1 = 69.
   p = planCudaCore(s, 10, GpuArch::SM90, star.diags);
   ASSERT_TRUE(p && p->stream);
   EXPECT_EQ(p->rows, 2);

@@ -28,6 +28,12 @@ constexpr int kMaxThreads = 1024;
 /// allots them: 4 rows an iteration spilled past 28 (docs/benchmarks.md,
 /// session 21).
 constexpr int kStreamRegisterValues = 28;
+/// The same for the 2-D slab of 256 threads at two blocks an SM (128
+/// registers, --stream-2d): 4 rows an iteration ran 18-40% faster than 2
+/// at 61-65 values (star2d2r t = 6, star2d3r t = 4, star2d4r t = 3,
+/// star-2d9p-r2 t = 6) and 8-31% slower at 73 and 85 (star2d1r and heat-2d
+/// at t = 10, 12; H200, docs/benchmarks.md, session 25).
+constexpr int kStream2dRegisterValues = 68;
 /// A tile's extents as --tile writes them: "64x64", "128x26x26".
 std::string tileName(const std::array<int, kMaxDims> &tile, int dims);
 
@@ -66,9 +72,10 @@ struct CudaCorePlan {
   /// level's rows, the loads in flight and the update's distinct constants.
   /// Past `valueBudget` they spill (the cost model charges them).
   int values = 0;
-  /// The values a streaming thread holds without spilling:
-  /// kStreamRegisterValues at 64 registers (1024 threads a block), twice
-  /// that at 128 (the 2-D slab of 256 threads, two blocks an SM).
+  /// The values a streaming thread holds before 4 rows an iteration cost
+  /// more than they save: kStreamRegisterValues at 64 registers (1024
+  /// threads a block), kStream2dRegisterValues at 128 (the 2-D slab of 256
+  /// threads, two blocks an SM).
   int valueBudget = kStreamRegisterValues;
   /// The streaming kernel sums a linear update's taps with their weights
   /// (the linear form, planWeights) instead of evaluating it as written:
