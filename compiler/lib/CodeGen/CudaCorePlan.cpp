@@ -224,11 +224,35 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
     p.tile = {512, 256 - 2 * p.halo(1), 1};
     p.valueBudget = kStream2dRegisterValues;
   }
+  // Where the rules' slab does not stream, --stream-2d says so rather
+  // than leave the stencil to the box kernel.
   for (int a = 1; a < s.dims; ++a)
-    if (p.tile[a] < 8)
+    if (p.tile[a] < 8) {
+      if (flat) {
+        diags.error(s.loc, "--stream-2d: at t=" + llvm::Twine(p.fuse) +
+                               " stencil '" + s.name + "' has a halo of " +
+                               llvm::Twine(p.halo(1)) +
+                               " per side, which leaves fewer than 8 outputs "
+                               "to a row of 256 threads; lower the fusion "
+                               "depth (--fuse)");
+        failed = true;
+      }
       return std::nullopt;
-  if (!fitRings(p, s, arch))
+    }
+  if (!fitRings(p, s, arch)) {
+    if (flat) {
+      diags.error(s.loc, "--stream-2d: at t=" + llvm::Twine(p.fuse) +
+                             " stencil '" + s.name + "' needs rings of " +
+                             llvm::Twine(p.sharedBytes) +
+                             " bytes of shared memory at one row an "
+                             "iteration, more than the " +
+                             llvm::Twine(maxSharedBytesPerBlock(arch)) +
+                             " a block may have on " + archName(arch) +
+                             "; lower the fusion depth (--fuse)");
+      failed = true;
+    }
     return std::nullopt;
+  }
   if (s.hints.threads) {
     diags.error(s.loc, "--threads sets the box kernel's block, but stencil '" +
                            s.name + "' streams along axis 0 with one thread "
