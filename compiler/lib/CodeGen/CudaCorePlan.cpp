@@ -190,6 +190,17 @@ bool stencilc::streamsIn2D(const Stencil &s) {
   return s.dims == 2 && streamableShape(s);
 }
 
+/// What rings that fitRings could not fit need, for an error: "rings of
+/// N bytes of shared memory at one row an iteration, more than the M a
+/// block may have on ARCH".
+static std::string ringsTooLarge(const CudaCorePlan &p, GpuArch arch) {
+  return ("rings of " + llvm::Twine(p.sharedBytes) +
+          " bytes of shared memory at one row an iteration, more than the " +
+          llvm::Twine(maxSharedBytesPerBlock(arch)) + " a block may have on " +
+          archName(arch))
+      .str();
+}
+
 /// The streaming plan, where it applies: one grid in 3-D, and a slab whose
 /// halo leaves most threads computing outputs. In 2-D the box kernel's
 /// strips were faster on every benchmark shape (docs/benchmarks.md, the
@@ -242,12 +253,8 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
   if (!fitRings(p, s, arch)) {
     if (flat) {
       diags.error(s.loc, "--stream-2d: at t=" + llvm::Twine(p.fuse) +
-                             " stencil '" + s.name + "' needs rings of " +
-                             llvm::Twine(p.sharedBytes) +
-                             " bytes of shared memory at one row an "
-                             "iteration, more than the " +
-                             llvm::Twine(maxSharedBytesPerBlock(arch)) +
-                             " a block may have on " + archName(arch) +
+                             " stencil '" + s.name + "' needs " +
+                             ringsTooLarge(p, arch) +
                              "; lower the fusion depth (--fuse)");
       failed = true;
     }
@@ -284,13 +291,7 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
       // Only a 2-D slab can outgrow the rules' rings: the rules' 3-D slab
       // is the largest a block may have.
       assert(flat && "a slab of at most 1024 points fits where 32x32 does");
-      tileDoesNotFit(s, p,
-                     "rings of " + llvm::Twine(p.sharedBytes) +
-                         " bytes of shared memory at one row an iteration, "
-                         "more than the " +
-                         llvm::Twine(maxSharedBytesPerBlock(arch)) +
-                         " a block may have on " + archName(arch),
-                     diags);
+      tileDoesNotFit(s, p, ringsTooLarge(p, arch), diags);
       failed = true;
       return std::nullopt;
     }
