@@ -41,7 +41,7 @@ bench_size() {
 }
 
 # "sptc morph(8,8) t=8" (or "... t=8 split-tf32", which the policy
-# implies) -> stencilc flags
+# implies), "cuda-core stream-2d t=6" -> stencilc flags
 flags_of() {
   local label=${1% split-tf32}
   local target=${label%% *} rest=${label#* } t=${label##*t=}
@@ -50,6 +50,7 @@ flags_of() {
     decompose*) f="$f --layout=decompose" ;;
     flatten*) f="$f --layout=flatten" ;;
     morph*) local rr=${rest#morph(}; rr=${rr%%)*}; f="$f --layout=morph --morph=$rr" ;;
+    stream-2d*) f="$f --stream-2d" ;;
   esac
   echo "$f"
 }
@@ -75,7 +76,7 @@ generate() {
         local n=0
         # Candidate rows start with a target name.
         grep -E "^  ($(xargs <<< "$units" | tr ' ' '|')) " "$explain" |
-          sed -E "s/^  ((cuda-core|tc|sptc)( [a-z]+(\([0-9]+,[0-9]+\))?)? t=[0-9]+($suffix)?).*/\1/" |
+          sed -E "s/^  ((cuda-core|tc|sptc)( [a-z0-9-]+(\([0-9]+,[0-9]+\))?)? t=[0-9]+($suffix)?).*/\1/" |
           while read -r label; do
             n=$((n + 1))
             local v="$ex.$ty.$prefix$n"

@@ -150,9 +150,10 @@ generate() {
         done
       done
     fi
-    # The hidden --stream-2d (experiments; docs/benchmarks.md, session 25):
-    # STREAM2D="auto 4 6" adds EX.TYPE.s2dFUSE for a 2-D example of one
-    # grid, in f32 at each depth and in the other types at auto.
+    # --stream-2d (docs/benchmarks.md, sessions 25 and 26), whatever the
+    # model chooses: STREAM2D="auto 4 6" adds EX.TYPE.s2dFUSE for a 2-D
+    # example of one grid, in f32 at each depth and in the other types at
+    # auto.
     if [ -n "${STREAM2D:-}" ] && [ "$(dims_of "$ex")" = 2 ]; then
       for fuse in $STREAM2D; do
         for ty in "${types[@]}"; do

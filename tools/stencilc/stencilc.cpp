@@ -225,14 +225,14 @@ cl::opt<int> starPipelineOpt(
     cl::desc("Planes the 3-D star kernel keeps in flight by cp.async, 0 to "
              "4 (0: the register-prefetch kernel; default: the plan's)"));
 
-// The streaming kernel for 2-D stencils, for the GPU experiments that are
-// to decide whether the planner or the cost model should choose it
-// (docs/benchmarks.md, session 25); hidden.
+// The streaming kernel for 2-D stencils: a candidate of the cost model for
+// f32 grids (docs/cost-model.md, session 26); the flag fixes it, in any
+// type.
 cl::opt<bool> stream2dOpt(
-    "stream-2d", cl::Hidden,
+    "stream-2d",
     cl::desc("Run a 2-D stencil of one grid on the streaming kernel (CUDA "
              "cores, rows of 256 threads streaming along axis 0) instead of "
-             "the box kernel"));
+             "the box kernel; the cost model weighs both for f32 grids"));
 
 cl::OptionCategory passCat("Passes");
 
@@ -418,10 +418,8 @@ std::optional<TuneResult> runTune(const Stencil &s,
   o.commonFlags = {"--type=" + elemTypeName(s.elemType).str(),
                    "--arch=" + archName(arch).str(),
                    "--precision=" + precisionName(policy).str()};
-  // The hidden experiments' flags plan every candidate as they plan the
-  // output.
-  if (stream2dOpt)
-    o.commonFlags.push_back("--stream-2d");
+  // The hidden experiment's flag plans every candidate as it plans the
+  // output. (--stream-2d is each candidate's own: Strategy::flags.)
   if (starPipelineOpt >= 0)
     o.commonFlags.push_back("--star-pipeline=" +
                             std::to_string(starPipelineOpt.getValue()));
@@ -472,7 +470,10 @@ std::string shapeLabel(const CudaCoreShape &shape, int dims) {
 std::optional<std::optional<CudaCoreShape>>
 tuneTileShapes(const Stencil &s, const Strategy &st, double planRate,
                Precision policy, GpuArch arch, DiagnosticEngine &diags) {
-  std::vector<CudaCoreShape> shapes = tuneShapes(s, st.steps, arch, diags);
+  Stencil planned = s;
+  planned.hints.stream2d = planned.hints.stream2d || st.stream2d;
+  std::vector<CudaCoreShape> shapes =
+      tuneShapes(planned, st.steps, arch, diags);
   if (shapes.empty())
     return std::optional<CudaCoreShape>();
   std::vector<TuneCandidate> tc;
@@ -703,6 +704,8 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   } else {
     s.matrix.reset();
     s.hints.fuse = st.steps;
+    if (st.stream2d)
+      s.hints.stream2d = true;
     s.hints.fuseByModel = chosen != nullptr && !mo.steps;
     if (tunedShape) {
       s.hints.tile = tunedShape->tile;

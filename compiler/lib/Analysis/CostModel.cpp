@@ -30,7 +30,9 @@ static const char *layoutWord(MatrixLayout l) {
 
 std::string Strategy::label() const {
   std::string s = targetName(target).str();
-  if (target != Target::CudaCore && plane) {
+  if (target == Target::CudaCore && stream2d) {
+    s += " stream-2d";
+  } else if (target != Target::CudaCore && plane) {
     s += " plane";
   } else if (target != Target::CudaCore) {
     s += std::string(" ") + layoutWord(layout);
@@ -51,6 +53,8 @@ std::vector<std::string> Strategy::flags() const {
   std::vector<std::string> f{"--target=" + targetName(target).str()};
   if (plane)
     f.push_back("--tensor-plane");
+  else if (target == Target::CudaCore && stream2d)
+    f.push_back("--stream-2d");
   else if (target != Target::CudaCore)
     f.push_back(std::string("--layout=") + layoutWord(layout));
   f.push_back("--fuse=" + std::to_string(steps));
@@ -405,6 +409,7 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
   CostCandidate c;
   c.strategy.target = Target::CudaCore;
   c.strategy.steps = t;
+  c.strategy.stream2d = p->stream && s.dims == 2;
   fillRoofline(c, x, hw.cudaCorePeak(s.elemType));
   if (p->star)
     return starCandidate(c, x, *p);
@@ -468,6 +473,15 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
     double perIteration = (30.0 + 10.0 * t) / (p->rows * t);
     c.tCompute = 2 * (perPoint + perRow + perIteration) /
                  hw.cudaCorePeak(s.elemType) * 1e9;
+    // Rings that leave fewer blocks an SM than the plan launches for
+    // (2-D rows at t = 8: 128 KiB a block, one block an SM) leave fewer
+    // warps to issue: star2d1r ran 714 GStencils/s at t = 8 against 1063
+    // at t = 6 (docs/benchmarks.md, session 26).
+    const int64_t perBlock = p->sharedBytes + kReservedSharedPerBlock;
+    const int64_t resident = std::max<int64_t>(
+        1,
+        std::min<int64_t>(p->minBlocks, sharedBytesPerSM(x.o.arch) / perBlock));
+    c.tCompute *= static_cast<double>(p->minBlocks) / resident;
   }
   finish(c, hw.weights.lookup("cuda-core", c.kernel, s.elemType, s.dims));
   return c;
@@ -643,6 +657,19 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     // slowest: docs/benchmarks.md, session 8). While the bound was
     // kMaxRadius, 8, the tensor-core fusion's, radius 3 never got past
     // t = 2.
+    // A 2-D f32 stencil that streams is also a candidate of the
+    // streaming kernel (--stream-2d) at each depth, unless the command
+    // line fixes the kernel: --stream-2d itself, or a box kernel's --tile
+    // or --threads. Not under --distributed, whose kernel is the box
+    // kernel. Not for 16-bit grids, where it ran 10-23% behind the box
+    // kernel's best on each of the six shapes timed, nor f64, not timed
+    // (docs/cost-model.md, session 26).
+    Stencil streamed = s;
+    streamed.hints.stream2d = true;
+    const Context y{streamed, o, quiet, x.flops1, x.bytes1, x.taps, x.dimIndex};
+    const bool stream2d = streamsIn2D(s) && s.elemType == ElemType::F32 &&
+                          !s.hints.stream2d && !s.hints.tile &&
+                          !s.hints.threads && !o.distributed;
     for (int t : depths) {
       if (!o.steps && radius * t > kMaxCudaCoreHalo)
         continue;
@@ -650,6 +677,11 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
         continue;
       if (std::optional<CostCandidate> c = cudaCoreCandidate(x, t))
         out.push_back(*c);
+      if (!stream2d)
+        continue;
+      if (std::optional<CostCandidate> c = cudaCoreCandidate(y, t))
+        if (c->strategy.stream2d)
+          out.push_back(*c);
     }
   }
 

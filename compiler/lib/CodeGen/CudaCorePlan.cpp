@@ -543,11 +543,9 @@ planTensorPlane(const Stencil &s, const CudaCorePlan &base, GpuArch arch) {
   auto bytes = [&](int stages) {
     return entries * 32 * words * 4 + stages * rows * pitch * 2 + staging;
   };
-  // What the driver reserves of an SM's shared memory per block.
-  const int64_t reserved = 1024;
   p.planeStages = 2;
   for (int stages = 4; stages > 2 && p.planeStages == 2; --stages)
-    if (2 * (bytes(stages) + reserved) <= sharedBytesPerSM(arch))
+    if (2 * (bytes(stages) + kReservedSharedPerBlock) <= sharedBytesPerSM(arch))
       p.planeStages = stages;
   p.sharedBytes = bytes(p.planeStages);
   if (p.sharedBytes > maxSharedBytesPerBlock(arch))
@@ -785,6 +783,15 @@ std::vector<CudaCoreShape> stencilc::tuneShapes(const Stencil &stencil,
       add(c);
     }
     const int b1 = base->box(1), b2 = base->box(2);
+    if (D == 2) {
+      // A row of half and of twice the plan's threads (--stream-2d).
+      for (int s1 : {b1 / 2, b1 * 2}) {
+        CudaCoreShape c = own;
+        c.tile[1] = s1 - 2 * base->halo(1);
+        add(c);
+      }
+      return shapes;
+    }
     for (auto [s1, s2] : {std::pair{b1 / 2, b2}, std::pair{b1, b2 / 2},
                           std::pair{b1 / 2, b2 * 2}}) {
       CudaCoreShape c = own;

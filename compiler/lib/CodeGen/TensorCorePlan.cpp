@@ -396,7 +396,8 @@ stencilc::planTensorCore(const Stencil &s, DiagnosticEngine &diags) {
     // sm_89 and sm_120, less 1 KiB per block): the rolling kernel is
     // latency-bound at two (docs/benchmarks.md, session 6). Whole runs of
     // patch rows per warp, at least 8 each.
-    const int64_t perBlock = sharedBytesPerSM(arch) / 3 - 1024;
+    const int64_t perBlock =
+        sharedBytesPerSM(arch) / 3 - kReservedSharedPerBlock;
     const int warps = plan.threads / 32;
     for (size(); plan.sharedBytes > perBlock && plan.patches[0] > 8 * warps;
          size())

@@ -13,6 +13,7 @@
 
 #include "gtest/gtest.h"
 
+#include <algorithm>
 #include <cmath>
 
 using namespace stencilc;
@@ -314,6 +315,60 @@ TEST(CostModel, SplitTf32WhereTheModelPredictsItFaster) {
                  "  u[0,1]); }")
                 .target,
             Target::CudaCore);
+}
+
+TEST(CostModel, TwoDimensionalF32StencilsAlsoStream) {
+  // An f32 2-D stencil of one grid gets the streaming kernel's candidates
+  // beside the box kernel's, at the same depths; each names the flag that
+  // generates it. f16 grids, a --tile and --distributed keep the box
+  // kernel alone.
+  const std::string heat = R"(
+stencil heat {
+  grid u : TYPE[2];
+  boundary u : dirichlet(0.0);
+  u' = 0.5 * u + 0.125 * (u[-1,0] + u[1,0] + u[0,-1] + u[0,1]);
+}
+)";
+  auto with = [&](const char *type) {
+    std::string s = heat;
+    s.replace(s.find("TYPE"), 4, type);
+    return s;
+  };
+  Compiled c(with("f32"));
+  ASSERT_TRUE(c.module) << c.diagText;
+  CostModelOptions o;
+  o.target = Target::CudaCore;
+  int box = 0, stream = 0;
+  for (const CostCandidate &k : evaluateCandidates(c.stencil(), o, c.diags)) {
+    std::vector<std::string> flags = k.strategy.flags();
+    const bool named =
+        std::find(flags.begin(), flags.end(), "--stream-2d") != flags.end();
+    EXPECT_EQ(named, k.strategy.stream2d);
+    if (k.strategy.stream2d) {
+      ++stream;
+      EXPECT_EQ(k.kernel, "stream");
+      EXPECT_NE(k.strategy.label().find("stream-2d"), std::string::npos);
+    } else {
+      ++box;
+    }
+  }
+  EXPECT_EQ(box, 6); // t = 1, 2, 3, 4, 6, 8
+  EXPECT_EQ(stream, 6);
+
+  Compiled half(with("f16"));
+  ASSERT_TRUE(half.module) << half.diagText;
+  for (const CostCandidate &k :
+       evaluateCandidates(half.stencil(), o, half.diags))
+    EXPECT_FALSE(k.strategy.stream2d) << k.strategy.label();
+
+  Stencil tiled = c.stencil();
+  tiled.hints.tile = std::array<int, kMaxDims>{64, 64, 1};
+  for (const CostCandidate &k : evaluateCandidates(tiled, o, c.diags))
+    EXPECT_FALSE(k.strategy.stream2d) << k.strategy.label();
+
+  o.distributed = true;
+  for (const CostCandidate &k : evaluateCandidates(c.stencil(), o, c.diags))
+    EXPECT_FALSE(k.strategy.stream2d) << k.strategy.label();
 }
 
 TEST(CostModel, NonlinearStencilsStayOnCudaCores) {

@@ -192,7 +192,7 @@ TEST(CudaCorePlan, TwoDimensionalAndMultiGridStencilsKeepTheBox) {
   EXPECT_FALSE(p->stream);
 }
 
-TEST(CudaCorePlan, TheHiddenStream2dFlagStreamsTwoDimensionalStencils) {
+TEST(CudaCorePlan, TheStream2dFlagStreamsTwoDimensionalStencils) {
   // --stream-2d (Hints::stream2d): a row of 256 threads, segments of 512
   // rows, two blocks an SM and more values before the rows halve.
   Compiled star("stencil s { grid u : f32[2]; boundary u : fixed;\n"

@@ -51,9 +51,12 @@ struct Strategy {
   /// The tensor-core plane kernel of 3-D boxes (CudaCorePlan::tensorPlane)
   /// instead of a matrix program: one step per pass, no layout.
   bool plane = false;
+  /// CUDA cores: the streaming kernel of a 2-D stencil (--stream-2d)
+  /// instead of the box kernel.
+  bool stream2d = false;
 
-  /// "cuda-core t=4", "sptc decompose t=7", "tc morph(4,4) t=2",
-  /// "tc decompose t=2 split-tf32".
+  /// "cuda-core t=4", "cuda-core stream-2d t=6", "sptc decompose t=7",
+  /// "tc morph(4,4) t=2", "tc decompose t=2 split-tf32".
   std::string label() const;
   /// The stencilc flags that generate it (with the policy's --precision).
   std::vector<std::string> flags() const;

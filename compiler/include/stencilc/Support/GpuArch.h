@@ -66,6 +66,10 @@ int64_t maxSharedBytesPerBlock(GpuArch arch);
 /// Shared memory of one SM, which the resident blocks divide.
 int64_t sharedBytesPerSM(GpuArch arch);
 
+/// Bytes of an SM's shared memory that the driver reserves for each
+/// resident block, beside what the block asks for.
+constexpr int64_t kReservedSharedPerBlock = 1024;
+
 /// The architectures that run code generated for `arch` whose blocks take
 /// up to `sharedBytes` bytes of shared memory, oldest first: `arch` (whose
 /// limit the plans respect) and every newer one whose blocks may hold that
