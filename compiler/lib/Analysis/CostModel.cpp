@@ -659,17 +659,19 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
     // t = 2.
     // A 2-D f32 stencil that streams is also a candidate of the
     // streaming kernel (--stream-2d) at each depth, unless the command
-    // line fixes the kernel: --stream-2d itself, or a box kernel's --tile
-    // or --threads. Not under --distributed, whose kernel is the box
-    // kernel. Not for 16-bit grids, where it ran 10-23% behind the box
-    // kernel's best on each of the six shapes timed, nor f64, not timed
-    // (docs/cost-model.md, session 26).
-    Stencil streamed = s;
-    streamed.hints.stream2d = true;
-    const Context y{streamed, o, quiet, x.flops1, x.bytes1, x.taps, x.dimIndex};
-    const bool stream2d = streamsIn2D(s) && s.elemType == ElemType::F32 &&
-                          !s.hints.stream2d && !s.hints.tile &&
-                          !s.hints.threads && !o.distributed;
+    // line fixes the kernel: --stream-2d itself; a box kernel's --tile or
+    // --threads; --target=cuda-core with a depth, which generates the box
+    // kernel (the choice is then no one's to make). Not under
+    // --distributed, whose kernel is the box kernel. Not for 16-bit grids,
+    // where it ran 10-23% behind the box kernel's best on each of the six
+    // shapes timed, nor f64, not timed (docs/cost-model.md, session 26).
+    std::optional<Stencil> streamed;
+    if (streamsIn2D(s) && s.elemType == ElemType::F32 && !s.hints.stream2d &&
+        !s.hints.tile && !s.hints.threads && !o.distributed &&
+        !(o.target && o.steps)) {
+      streamed = s;
+      streamed->hints.stream2d = true;
+    }
     for (int t : depths) {
       if (!o.steps && radius * t > kMaxCudaCoreHalo)
         continue;
@@ -677,8 +679,10 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
         continue;
       if (std::optional<CostCandidate> c = cudaCoreCandidate(x, t))
         out.push_back(*c);
-      if (!stream2d)
+      if (!streamed)
         continue;
+      const Context y{*streamed, o,      quiet,     x.flops1,
+                      x.bytes1,  x.taps, x.dimIndex};
       if (std::optional<CostCandidate> c = cudaCoreCandidate(y, t))
         if (c->strategy.stream2d)
           out.push_back(*c);

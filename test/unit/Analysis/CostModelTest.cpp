@@ -320,8 +320,8 @@ TEST(CostModel, SplitTf32WhereTheModelPredictsItFaster) {
 TEST(CostModel, TwoDimensionalF32StencilsAlsoStream) {
   // An f32 2-D stencil of one grid gets the streaming kernel's candidates
   // beside the box kernel's, at the same depths; each names the flag that
-  // generates it. f16 grids, a --tile and --distributed keep the box
-  // kernel alone.
+  // generates it. f16 grids, a --tile, --target=cuda-core with a depth
+  // and --distributed keep the box kernel alone.
   const std::string heat = R"(
 stencil heat {
   grid u : TYPE[2];
@@ -366,6 +366,20 @@ stencil heat {
   for (const CostCandidate &k : evaluateCandidates(tiled, o, c.diags))
     EXPECT_FALSE(k.strategy.stream2d) << k.strategy.label();
 
+  o.steps = 6;
+  std::vector<CostCandidate> fixed =
+      evaluateCandidates(c.stencil(), o, c.diags);
+  ASSERT_EQ(fixed.size(), 1u);
+  EXPECT_FALSE(fixed.front().strategy.stream2d);
+  // A depth alone leaves the kernel (and the target) to the model.
+  o.target.reset();
+  int streaming = 0;
+  for (const CostCandidate &k : evaluateCandidates(c.stencil(), o, c.diags))
+    streaming += k.strategy.stream2d;
+  EXPECT_EQ(streaming, 1);
+  o.steps.reset();
+
+  o.target = Target::CudaCore;
   o.distributed = true;
   for (const CostCandidate &k : evaluateCandidates(c.stencil(), o, c.diags))
     EXPECT_FALSE(k.strategy.stream2d) << k.strategy.label();
