@@ -24,7 +24,9 @@
 # f32 grids get tf32 variants (--precision=tf32) and split-TF32 ones
 # (precision exact: EX.f32.splitTARGETFUSE, e.g. box-2d49p.f32.splitsptcauto);
 # SPLIT=0 leaves the split ones out, SPLIT=only the tf32 ones.
-# EXAMPLES="..." and TYPES="..." restrict the examples and element types;
+# EXAMPLES="..." and TYPES="..." restrict the examples and element types
+# (run takes generate's list, DIR/examples.txt, unless EXAMPLES is given;
+# a program of DIR that no example of the run names fails the run);
 # EXAMPLES may also name the larger boxes of test/gpu/Inputs (box-2d81p,
 # box-3d343p, box-3d729p: radius 4 in 2-D, 3 and 4 in 3-D), which are
 # timed like the benchmark set.
@@ -206,6 +208,10 @@ generate() {
     fi
   done
   for ex in $plane_inputs; do generate_plane "$ex"; done
+  # What run checks and times where its own EXAMPLES and PLANE_INPUTS do
+  # not say.
+  printf '%s\n' "${examples[@]}" > "$dir/examples.txt"
+  echo "$plane_inputs" > "$dir/plane-inputs.txt"
   echo "generated $(ls "$dir"/*.cu | wc -l) programs in $dir"
 }
 
@@ -239,6 +245,10 @@ dims_of() { grep -m1 -o 'f[0-9]*\[[123]\]' "$(src_of "$1")" | grep -o '[123]\]' 
 
 run() {
   cd "$dir"
+  # The examples generate wrote, unless EXAMPLES (PLANE_INPUTS) names
+  # others.
+  [ -z "${EXAMPLES:-}" ] && [ -f examples.txt ] && mapfile -t examples < examples.txt
+  [ -z "${PLANE_INPUTS+set}" ] && [ -f plane-inputs.txt ] && plane_inputs=$(cat plane-inputs.txt)
   # RESULTS may point outside DIR (e.g. under $OUT) so that a run cut short
   # still leaves what it measured.
   local log=${RESULTS:-results.txt}
@@ -255,7 +265,9 @@ run() {
      nvcc -O3 $gencode {}.cu -o {} 2> {}.build.log || echo "BUILD FAIL {}"'
   local failed=0
   # Correctness: every variant at every size, in parallel (the float64
-  # reference runs on the CPU), each with its own output file.
+  # reference runs on the CPU), each with its own output file; an earlier
+  # run's outputs go first, or they would count again.
+  rm -rf checks
   mkdir -p checks
   : > checks.list
   for ex in "${examples[@]}" $plane_inputs; do
@@ -269,6 +281,18 @@ run() {
     done
   done
   [ "${CHECKS:-1}" = 0 ] && : > checks.list
+  # A program built here that no example of this run names would go
+  # unchecked: a failure, not a pass.
+  if [ "${CHECKS:-1}" != 0 ]; then
+    local unchecked=""
+    for bin in $(ls *.cu | sed 's/\.cu$//'); do
+      [ -x "$bin" ] && ! grep -q "^$bin " checks.list && unchecked="$unchecked $bin"
+    done
+    if [ -n "$unchecked" ]; then
+      echo "NOT CHECKED (no example of this run names them):$unchecked"
+      failed=1
+    fi
+  fi
   echo "running $(wc -l < checks.list) checks"
   local n=0
   while read -r bin sz steps; do
