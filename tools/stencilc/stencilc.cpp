@@ -225,6 +225,14 @@ cl::opt<int> starPipelineOpt(
     cl::desc("Planes the 3-D star kernel keeps in flight by cp.async, 0 to "
              "4 (0: the register-prefetch kernel; default: the plan's)"));
 
+// Whether the star kernel's ring is filled by TMA on Hopper, for the GPU
+// experiments that compare it with cp.async; hidden.
+cl::opt<bool> starTmaOpt(
+    "star-tma", cl::Hidden,
+    cl::desc("Fill the 3-D star kernel's ring of planes by TMA where the "
+             "target has it (sm_90 and later; a ring needs f16, bf16 or "
+             "--star-pipeline; default: off, cp.async)"));
+
 // The streaming kernel for 2-D stencils: a candidate of the cost model for
 // f32 grids (docs/cost-model.md, session 26); the flag fixes it, in any
 // type.
@@ -423,6 +431,9 @@ std::optional<TuneResult> runTune(const Stencil &s,
   if (starPipelineOpt >= 0)
     o.commonFlags.push_back("--star-pipeline=" +
                             std::to_string(starPipelineOpt.getValue()));
+  if (starTmaOpt.getNumOccurrences())
+    o.commonFlags.push_back(std::string("--star-tma=") +
+                            (starTmaOpt ? "true" : "false"));
   o.nvcc = nvccOpt;
   o.arch = archName(arch).str();
   static const char *const sizes[] = {"10240000", "10240x10240",
@@ -594,6 +605,8 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   }
   if (starPipelineOpt >= 0)
     s.hints.starPipeline = starPipelineOpt;
+  if (starTmaOpt.getNumOccurrences())
+    s.hints.starTma = starTmaOpt.getValue();
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;

@@ -430,8 +430,8 @@ static std::optional<CudaCorePlan> planPlane(const Stencil &s,
 /// axis 0, which the queue keeps in registers and shifts by renaming, and each
 /// point of the output plane is read from shared memory by the 2 (r1 + r2)
 /// in-plane taps.
-static std::optional<CudaCorePlan> planStar(const Stencil &s,
-                                            const CudaCorePlan &base) {
+static std::optional<CudaCorePlan>
+planStar(const Stencil &s, const CudaCorePlan &base, GpuArch arch) {
   if (!streamable(s) || base.fuse != 1 || s.hints.tile || s.hints.threads ||
       !s.isLinear())
     return std::nullopt;
@@ -494,8 +494,26 @@ static std::optional<CudaCorePlan> planStar(const Stencil &s,
   const bool half = s.elemType == ElemType::F16 || s.elemType == ElemType::BF16;
   p.starPipeline =
       inexactOutside(s) ? 0 : s.hints.starPipeline.value_or(half ? 2 : 0);
-  p.sharedBytes = int64_t(p.starRing()) * p.box(1) * p.starWidth() *
-                  elemTypeBytes(p.starPipeline ? s.elemType : s.compType);
+  // On Hopper the ring may be filled by TMA (the hidden --star-tma): one
+  // instruction a plane, issued by one thread, instead of a cp.async per
+  // vector and thread. Off by default: it moved nothing beyond the noise.
+  // Measured on an H200 at 512^3 against cp.async in the same call
+  // (docs/benchmarks.md, session 27), f16 star3d2r-4r 379/327/246 ->
+  // 382/318/240 GStencils/s (its boxes start on 16 bytes, so a 16-bit
+  // row's sides grow from 4 elements to 8), f32 at two planes 295/280/249
+  // -> 298/278/249: the kernel waits on L2 and latency, not on issuing its
+  // loads.
+  p.starTma = p.starPipeline > 0 && archNumber(arch) >= 90 &&
+              s.hints.starTma.value_or(false);
+  const int elemBytes = elemTypeBytes(p.starPipeline ? s.elemType : s.compType);
+  p.starSide = (p.radius[2] + p.planeCols - 1) / p.planeCols;
+  if (p.starTma) {
+    const int unit = std::max(1, 16 / (p.planeCols * elemBytes));
+    p.starSide = (p.starSide + unit - 1) / unit * unit;
+  }
+  const int64_t plane = int64_t(p.box(1)) * p.starWidth() * elemBytes;
+  p.sharedBytes = p.starTma ? p.starRing() * ((plane + 127) / 128 * 128 + 8)
+                            : int64_t(p.starRing()) * plane;
   return p;
 }
 
@@ -628,7 +646,7 @@ std::optional<CudaCorePlan> stencilc::planCudaCore(const Stencil &s,
       return tp;
   if (!frame) {
     if (std::optional<CudaCorePlan> sp =
-            distributed ? std::nullopt : planStar(s, p))
+            distributed ? std::nullopt : planStar(s, p, arch))
       return sp;
     if (std::optional<CudaCorePlan> pp =
             distributed ? std::nullopt : planPlane(s, p))

@@ -198,6 +198,9 @@ void StencilEmitter::emitArgs() {
   out.line("long long {};",
            axes([](int a) { return "n" + std::to_string(a); }));
   out.line("int nt;");
+  if (plan.starTma)
+    out.line("int tma; // the star kernel's ring by TMA: the GPU and the "
+             "arrays allow it");
   if (usesStep)
     out.line("long long t0; // the step index t of the pass's first step");
   for (const Param &p : s.params)
@@ -931,6 +934,18 @@ std::optional<CudaOutput> stencilc::emitCuda(const Module &module,
   c.write(embeddedWeightsHeader());
   c.line("// ---- embedded runtime/include/stencilc/runtime.cuh ----");
   c.write(embeddedRuntimeHeader());
+  if (std::any_of(plans.begin(), plans.end(),
+                  [](const CudaCorePlan &p) { return p.starTma; })) {
+    // Not in the CPU emulation, which has no TMA: tma_ring.cuh stands in.
+    c.line("// ---- embedded runtime/include/stencilc/hopper.cuh ----");
+    c.line("#if !defined(STENCILC_EMULATE)\n#ifndef "
+           "STENCILC_HOPPER_TRAP_BELOW_SM90\n#define "
+           "STENCILC_HOPPER_TRAP_BELOW_SM90\n#endif");
+    c.write(embeddedHopperHeader());
+    c.line("#endif // !STENCILC_EMULATE");
+    c.line("// ---- embedded runtime/include/stencilc/tma_ring.cuh ----");
+    c.write(embeddedTmaRingHeader());
+  }
   if (opts.distributed)
     embedDistributedRuntime(c, /*driver=*/false);
   if (opts.emitMain) {

@@ -13,6 +13,8 @@ STENCILC_EMBEDDED(amplification_h)
 STENCILC_EMBEDDED(distributed_h)
 STENCILC_EMBEDDED(distributed_cuh)
 STENCILC_EMBEDDED(distributed_driver_cuh)
+STENCILC_EMBEDDED(hopper_cuh)
+STENCILC_EMBEDDED(tma_ring_cuh)
 #undef STENCILC_EMBEDDED
 
 std::string_view stencilc::embeddedWeightsHeader() {
@@ -45,4 +47,12 @@ std::string_view stencilc::embeddedDistributedRuntime() {
 std::string_view stencilc::embeddedDistributedDriver() {
   return {stencilc_embedded_distributed_driver_cuh,
           stencilc_embedded_distributed_driver_cuh_size};
+}
+
+std::string_view stencilc::embeddedHopperHeader() {
+  return {stencilc_embedded_hopper_cuh, stencilc_embedded_hopper_cuh_size};
+}
+
+std::string_view stencilc::embeddedTmaRingHeader() {
+  return {stencilc_embedded_tma_ring_cuh, stencilc_embedded_tma_ring_cuh_size};
 }

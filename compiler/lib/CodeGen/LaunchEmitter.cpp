@@ -17,10 +17,15 @@ using namespace stencilc;
 
 void StencilEmitter::emitBoxLaunch(const std::string &blocks,
                                    const std::string &stream) {
+  // The star kernel's TMA ring reads the tensor map of the pass's input.
+  const std::string g = std::to_string(updated.front());
+  const std::string map =
+      plan.starTma ? ", sc_map[sc_cur" + g + " == sc_grid" + g + " ? 0 : 1]"
+                   : "";
   auto launch = [&](const char *full) {
     return "STENCILC_LAUNCH(" + s.name + "_kernel<" + full +
            ">, static_cast<unsigned>(" + blocks + "), kThreads, kSmemBytes, " +
-           stream + ", sc_args);";
+           stream + ", sc_args" + map + ");";
   };
   if (plan.fuse == 1)
     out.write(launch("true"));
@@ -120,6 +125,18 @@ void StencilEmitter::emitRun() {
   for (int g : updated)
     out.line("{2} *sc_cur{0} = {1}, *sc_nxt{0} = sc_next{0}.get();", g, grid(g),
              elemOf(g));
+  if (plan.starTma) {
+    const int g = updated.front();
+    out.line("// The star kernel's ring by TMA where the GPU and the arrays "
+             "allow it: a\n// tensor map of each buffer (stencilc/"
+             "tma_ring.cuh).");
+    out.line("CUtensorMap sc_map[2] = {{}};");
+    out.line("sc_args.tma = stencilc::rt::tma::encodePlaneMap(&sc_map[0], "
+             "sc_cur{0}, n0, n1, n2, kW, kB1) &&\n"
+             "              stencilc::rt::tma::encodePlaneMap(&sc_map[1], "
+             "sc_nxt{0}, n0, n1, n2, kW, kB1);",
+             g);
+  }
   std::optional<TensorCoreEmitter> tc;
   if (tcPlan) {
     tc.emplace(s, *tcPlan, out, elem);

@@ -195,12 +195,13 @@ std::string StencilEmitter::emitPlaneWeights(
   return cName(u.linear->constant);
 }
 
-void StencilEmitter::emitPlaneKernelEntry(const std::string &bufType) {
+void StencilEmitter::emitPlaneKernelEntry(const std::string &bufType,
+                                          const std::string &moreParams) {
   out.line("// Unused: one step per pass, so the full kernel is the only one.");
   out.line("template <bool Full>");
   out.line("__global__ void __launch_bounds__(kThreads, {}) {}_kernel(const "
-           "Args a) {{",
-           plan.minBlocks, s.name);
+           "Args a{}) {{",
+           plan.minBlocks, s.name, moreParams);
   out.indent();
   out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
   out.line("{0} *const sc_buf = reinterpret_cast<{0} *>(sc_smem);", bufType);

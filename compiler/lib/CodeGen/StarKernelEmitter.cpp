@@ -54,8 +54,13 @@ void StencilEmitter::emitStarConstants() {
            plan.planeCols);
   out.line("constexpr int kTX = kT2 / kVX; // threads along axis 2");
   out.line("constexpr int kQ = 2 * kR0 + 1; // a column's register queue");
-  out.line("constexpr int kSide = (kR2 + kVX - 1) / kVX; // vectors either "
-           "side of a row");
+  if (plan.starTma)
+    out.line("constexpr int kSide = {}; // vectors either side of a row, "
+             "whole 16 bytes (TMA)",
+             plan.starSide);
+  else
+    out.line("constexpr int kSide = (kR2 + kVX - 1) / kVX; // vectors "
+             "either side of a row");
   out.line("constexpr int kB1 = kT1 + 2 * kR1, kW = kT2 + 2 * kSide * kVX; "
            "// a plane's box");
   out.line("constexpr int kPlane = kB1 * kW;");
@@ -74,8 +79,21 @@ void StencilEmitter::emitStarConstants() {
              plan.starPipeline);
     out.line("constexpr int kNB = kR0 + kD + 1; // the ring's planes: the "
              "one summed to the newest");
-    out.line("constexpr size_t kSmemBytes = size_t(kNB) * kPlane * "
-             "sizeof(Elem);");
+    if (plan.starTma) {
+      out.line("// A ring slot: the plane padded to 128 bytes, where a TMA "
+               "box may land; the\n// ring's barriers follow the slots "
+               "(stencilc/tma_ring.cuh).");
+      out.line("constexpr int kSlot = (kPlane * int(sizeof(Elem)) + "
+               "stencilc::rt::tma::kAlign - 1) /\n"
+               "                      stencilc::rt::tma::kAlign * "
+               "stencilc::rt::tma::kAlign / int(sizeof(Elem));");
+      out.line("using Ring = stencilc::rt::tma::PlaneRing<kNB>;");
+      out.line("constexpr size_t kSmemBytes = size_t(kNB) * kSlot * "
+               "sizeof(Elem) + sizeof(Ring);");
+    } else {
+      out.line("constexpr size_t kSmemBytes = size_t(kNB) * kPlane * "
+               "sizeof(Elem);");
+    }
   } else {
     out.line("constexpr size_t kSmemBytes = 2 * size_t(kPlane) * "
              "sizeof(Comp);");
@@ -99,7 +117,9 @@ void StencilEmitter::emitStarKernel() {
   const std::string n = grid.name;
 
   const int D = plan.starPipeline;
-  emitPlaneKernelEntry(D ? elemOf(g) : "Comp");
+  emitPlaneKernelEntry(
+      D ? elemOf(g) : "Comp",
+      plan.starTma ? ", const __grid_constant__ CUtensorMap sc_map" : "");
   out.line("// The tile's first output (y0, x0); the thread's row sc_ty and "
            "first column sc_tx\n// in it.");
   out.line("const long long y0 = o1 + kH1, x0 = o2 + kH2;");
@@ -165,6 +185,18 @@ void StencilEmitter::emitStarKernel() {
     out.line("  for (int j = 0; j < kVX; ++j)");
     out.line("    v[j] = {};", read("q0", "y0 + sc_ty", "x0 + sc_tx + j"));
     out.line("}}");
+  }
+  if (plan.starTma) {
+    out.line("// On Hopper, a block whose boxes lie inside the domain fills "
+             "the ring by TMA:\n// one copy a plane, issued by thread 0, "
+             "landing on the slot's barrier.");
+    out.line("Ring *const sc_ring = reinterpret_cast<Ring *>(sc_buf + kNB * "
+             "kSlot);");
+    out.line("const bool sc_tma = stencilc::rt::tma::kAvailable && a.tma && "
+             "sc_inner &&\n"
+             "                    stencilc::rt::tma::aligned(sc_buf);");
+    out.line("if (sc_tma) {{\n  if (threadIdx.x == 0)\n    "
+             "sc_ring->init();\n  __syncthreads();\n}}");
   }
   if (D)
     emitStarRingLoad();
@@ -244,14 +276,24 @@ void StencilEmitter::emitStarKernel() {
     out.line("#pragma unroll");
     out.line("for (int k = 0; k < kR0 + kD; ++k) {{\n"
              "  if (k < sc_planes + kR0)\n"
-             "    sc_load(sc_s0 + k, sc_buf + k * kPlane, k < sc_planes);\n"
-             "  stencilc::rt::copyAsyncCommit();\n}}");
+             "    sc_load(sc_s0 + k, {}, k < sc_planes);\n"
+             "  stencilc::rt::copyAsyncCommit();\n}}",
+             plan.starTma ? "k" : "sc_buf + k * kPlane");
     out.line("Comp sc_c[kVX];");
     for (int i = 0; i < Q - 1; ++i) {
       out.line("sc_column(sc_s0 - kH0 + {}, sc_c);", i);
       for (int j = 0; j < VX; ++j)
         out.line("sc_q{0}_{1} = sc_c[{1}];", i, j);
     }
+    // The loop waits for plane sc_p + kR0 only: the first kR0 planes,
+    // which its first turns sum, are waited for here (cp.async's group
+    // wait covers them).
+    if (plan.starTma)
+      out.line("// The first kR0 planes, summed before the loop's waits "
+               "reach them.\n"
+               "if (sc_tma) {{\n#pragma unroll\n"
+               "  for (int k = 0; k < kR0; ++k)\n"
+               "    sc_ring->wait(k);\n}}");
   } else {
     out.line("Comp sc_c[kVX], sc_h[kHaloLoads][kVX];");
     for (int i = 0; i < Q; ++i) {
@@ -307,8 +349,21 @@ void StencilEmitter::emitStarRingLoad() {
                        "a.n2)",
                        n, y, x);
   };
+  const bool tma = plan.starTma;
   auto fn =
-      out.scope("auto sc_load = [&](long long q0, Elem *dst, bool halo)", "};");
+      out.scope(tma ? "auto sc_load = [&](long long q0, int plane, bool halo)"
+                    : "auto sc_load = [&](long long q0, Elem *dst, "
+                      "bool halo)",
+                "};");
+  if (tma) {
+    out.line("Elem *const dst = sc_buf + plane % kNB * kSlot;");
+    out.line("if (sc_tma && q0 >= 0 && q0 < a.n0) {{\n"
+             "  if (threadIdx.x == 0)\n"
+             "    sc_ring->load(plane, dst, &sc_map, static_cast<int>(x0) - "
+             "kSide * kVX, static_cast<int>(y0) - kR1,\n"
+             "                  static_cast<int>(q0), kPlane * sizeof(Elem));\n"
+             "  return;\n}}");
+  }
   out.line("Elem *const sc_mine = dst + (kR1 + sc_ty) * kW + kSide * kVX + "
            "sc_tx;");
   out.line("if (sc_inner && q0 >= 0 && q0 < a.n0) {{");
@@ -335,6 +390,9 @@ void StencilEmitter::emitStarRingLoad() {
       read("y0 - kR1 + sc_hb[k] / kW", "x0 - kSide * kVX + sc_hb[k] % kW + j"));
   out.line("    }}");
   out.line("}}");
+  // A plane this block writes itself completes its slot's phase too.
+  if (tma)
+    out.line("if (sc_tma)\n  sc_ring->skip(plane, threadIdx.x == 0);");
 }
 
 /// Copy `c` of the plane loop, unrolled kQ times: the queue's slots are
@@ -365,21 +423,27 @@ void StencilEmitter::emitStarPlane(
     // Plane sc_p + kR0's loads have landed (each later plane's are one
     // group) and every thread is done with plane sc_p - 1, whose slot
     // then takes plane sc_p + kR0 + kD.
+    const std::string slot = plan.starTma ? "kSlot" : "kPlane";
     out.line("stencilc::rt::copyAsyncWait<kD - 1>();");
+    if (plan.starTma)
+      out.line("if (sc_tma)\n  sc_ring->wait(sc_p + kR0);");
     out.line("__syncthreads();");
     out.line("{{\n  const int k = sc_p + kR0 + kD;\n"
              "  if (k < sc_planes + kR0)\n"
-             "    sc_load(sc_s0 + k, sc_buf + k % kNB * kPlane, k < "
+             "    sc_load(sc_s0 + k, {}, k < "
              "sc_planes);\n"
-             "  stencilc::rt::copyAsyncCommit();\n}}");
+             "  stencilc::rt::copyAsyncCommit();\n}}",
+             plan.starTma ? "k" : "sc_buf + k % kNB * kPlane");
     out.line("// The queues' newest value, plane sc_p + kR0, from the ring.");
     out.line("const EVec sc_new = *reinterpret_cast<const EVec *>(sc_buf + "
-             "(sc_p + kR0) % kNB * kPlane + (kR1 + sc_ty) * kW + kSide * kVX "
-             "+ sc_tx);");
+             "(sc_p + kR0) % kNB * {} + (kR1 + sc_ty) * kW + kSide * kVX "
+             "+ sc_tx);",
+             slot);
     for (int j = 0; j < VX; ++j)
       out.line("{} = {};", q(r0, c, j), conv(fmt::format("sc_new.v[{}]", j)));
-    out.line("const Elem *const sc_src = sc_buf + sc_p % kNB * kPlane + (kR1 "
-             "+ sc_ty) * kW + kSide * kVX + sc_tx;");
+    out.line("const Elem *const sc_src = sc_buf + sc_p % kNB * {} + (kR1 "
+             "+ sc_ty) * kW + kSide * kVX + sc_tx;",
+             slot);
   } else {
     out.line("const bool sc_more = sc_p + 1 < sc_planes;");
     out.line("// In flight while this plane is summed: the column kR0 + 1 "

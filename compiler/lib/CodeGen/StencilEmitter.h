@@ -250,7 +250,8 @@ private:
   void emitPlaneKernelHead(const std::string &grid, const std::string &bufType);
   /// Its first part, which the star kernel shares: the signature, the
   /// shared buffer, the tile's origins o1, o2 and the segment's sc_s0.
-  void emitPlaneKernelEntry(const std::string &bufType);
+  void emitPlaneKernelEntry(const std::string &bufType,
+                            const std::string &moreParams = "");
   /// The plane kernel's stores (the star kernel stores vectors itself):
   /// once a block, whether the thread's kRY outputs all lie inside
   /// (sc_clear) and their pointer; once a plane

@@ -1,4 +1,5 @@
-//===- hopper.cuh - Hopper building blocks: TMA, mbarriers, clusters -*- CUDA -*-===//
+//===- hopper.cuh - Hopper building blocks: TMA, mbarriers, clusters -*- CUDA
+//-*-===//
 //
 // The Hopper (sm_90) pieces that a kernel family is built from, written
 // once as templates (docs/architecture.md, "Hopper building blocks";
@@ -8,7 +9,8 @@
 // distributed shared memory (DSMEM). Each wrapper is one PTX instruction,
 // or a short loop of them, written from the PTX ISA (9.7.13.15 mbarrier,
 // 9.7.9.25 cp.async.bulk.tensor, 9.7.9.12 mapa, 9.7.13.4 barrier.cluster).
-// Generated code does not include this header yet.
+// Generated code embeds it only with the star kernel's TMA ring
+// (tma_ring.cuh, stencilc --star-tma).
 //
 // Where it compiles:
 //  - nvcc, device code for sm_90 and sm_90a (and newer): everything.

@@ -13,13 +13,16 @@
 // jump rather than a futex round trip across 256 OS threads, which long
 // runs (10^4 steps) need. It checks indexing, barriers and
 // boundary logic; it says nothing about speed, and it is not a CUDA
-// implementation beyond what the generated code and its driver use.
+// implementation beyond what the generated code and its driver use
+// (cp.async and the star kernel's TMA ring land as late as a GPU may land
+// them).
 //
 //===----------------------------------------------------------------------===//
 
 #ifndef STENCILC_EMULATION_H
 #define STENCILC_EMULATION_H
 
+#include <cuda.h> // CUtensorMap
 #include <cuda_runtime.h>
 
 #include <setjmp.h>
@@ -30,6 +33,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -155,6 +159,128 @@ inline void copyAsyncWait(unsigned n) {
   c.pending.resize(kept);
 }
 
+/// TMA for the star kernel's ring (stencilc/tma_ring.cuh), as a Hopper GPU
+/// runs it. The tensor map holds the array and the box. A load poisons its
+/// slot at once (bytes 0xFF: NaN in every float type), as the copy engine
+/// may write it from then on, so a read of the slot's previous plane after
+/// the issue fails the check; it lands when a thread first waits for it,
+/// the latest the GPU may land it, so a read before the wait fails too.
+/// Each slot's barrier word counts the planes that completed in it; a load
+/// into a slot whose last plane has not completed, a wait for a plane that
+/// was never issued or was overwritten, a block that exits with a load not
+/// waited for, and a copy that breaks TMA's alignment rules abort.
+struct TmaMap {
+  const unsigned char *base;
+  size_t elem;
+  long long extent[3]; ///< Innermost first.
+  int box[3];
+};
+static_assert(sizeof(TmaMap) <= sizeof(CUtensorMap), "a map holds a TmaMap");
+struct TmaLoad {
+  TmaMap map;
+  unsigned char *dst;
+  long long at[3];
+  long long plane;
+};
+inline std::map<const void *, TmaLoad> tmaLoads; ///< By barrier.
+
+[[noreturn]] inline void tmaFail(const char *what, long long plane) {
+  std::fprintf(stderr, "stencilc emulation: TMA ring, plane %lld: %s\n", plane,
+               what);
+  std::abort();
+}
+/// Encodes the map, as a GPU of compute capability 9.0 would take it
+/// (false with STENCILC_EMU_NO_TMA set: a GPU without TMA).
+inline bool tmaEncode(CUtensorMap *map, const void *base, size_t elem,
+                      long long n0, long long n1, long long n2, int boxW,
+                      int boxH) {
+  if (std::getenv("STENCILC_EMU_NO_TMA") ||
+      reinterpret_cast<uintptr_t>(base) % 16 != 0 || n2 * elem % 16 != 0 ||
+      boxW <= 0 || boxW > 256 || boxH <= 0 || boxH > 256 ||
+      boxW * elem % 16 != 0)
+    return false;
+  TmaMap m{static_cast<const unsigned char *>(base),
+           elem,
+           {n2, n1, n0},
+           {boxW, boxH, 1}};
+  std::memset(map, 0, sizeof *map);
+  std::memcpy(map, &m, sizeof m);
+  return true;
+}
+/// Whether shared memory at `p` is aligned to `align` bytes, counted from
+/// the block's dynamic shared memory, which the GPU aligns.
+inline bool tmaAligned(const void *p, unsigned align) {
+  return (static_cast<const unsigned char *>(p) - blockShared) % align == 0;
+}
+inline void tmaInit(std::uint64_t *bars, int n) {
+  for (int s = 0; s < n; ++s) {
+    if (tmaLoads.count(&bars[s]))
+      tmaFail("a block exited with it in flight", tmaLoads[&bars[s]].plane);
+    bars[s] = 0;
+  }
+}
+inline void tmaLoad(std::uint64_t *bar, long long plane, int slots, void *dst,
+                    const CUtensorMap *map, int x, int y, int z,
+                    unsigned bytes) {
+  TmaLoad l;
+  std::memcpy(&l.map, map, sizeof l.map);
+  if (*bar != static_cast<std::uint64_t>(plane / slots) || tmaLoads.count(bar))
+    tmaFail("issued into a slot whose last plane has not landed", plane);
+  if (x * static_cast<long long>(l.map.elem) % 16 != 0 ||
+      !tmaAligned(dst, 128) ||
+      bytes != l.map.elem * l.map.box[0] * l.map.box[1] * l.map.box[2])
+    tmaFail("breaks TMA's rules (x on 16 bytes, a slot on 128, the box's "
+            "bytes)",
+            plane);
+  l.dst = static_cast<unsigned char *>(dst);
+  l.at[0] = x, l.at[1] = y, l.at[2] = z;
+  l.plane = plane;
+  std::memset(dst, 0xFF, bytes);
+  tmaLoads[bar] = l;
+}
+inline void tmaSkip(std::uint64_t *bar, long long plane, int slots) {
+  if (*bar != static_cast<std::uint64_t>(plane / slots) || tmaLoads.count(bar))
+    tmaFail("written into a slot whose last plane has not landed", plane);
+  *bar = plane / slots + 1;
+}
+/// Waits for plane `plane`: yields to the block's other threads until one
+/// has issued (or skipped) it, as mbarrier.try_wait spins on the GPU.
+inline void tmaWait(std::uint64_t *bar, long long plane, int slots) {
+  const std::uint64_t phase = plane / slots;
+  for (long spins = 0; *bar == phase && !tmaLoads.count(bar); ++spins) {
+    if (spins == 1000000)
+      tmaFail("waited for, never issued", plane);
+    yieldFiber();
+  }
+  auto it = tmaLoads.find(bar);
+  if (it != tmaLoads.end() && it->second.plane == plane) {
+    const TmaLoad &l = it->second;
+    const size_t e = l.map.elem;
+    unsigned char *out = l.dst;
+    for (int k = 0; k < l.map.box[2]; ++k)
+      for (int j = 0; j < l.map.box[1]; ++j)
+        for (int i = 0; i < l.map.box[0]; ++i, out += e) {
+          const long long q[3] = {l.at[0] + i, l.at[1] + j, l.at[2] + k};
+          bool in = true;
+          for (int a = 0; a < 3; ++a)
+            in &= q[a] >= 0 && q[a] < l.map.extent[a];
+          if (in)
+            std::memcpy(
+                out,
+                l.map.base +
+                    ((q[2] * l.map.extent[1] + q[1]) * l.map.extent[0] + q[0]) *
+                        e,
+                e);
+          else
+            std::memset(out, 0, e);
+        }
+    *bar = plane / slots + 1;
+    tmaLoads.erase(it);
+  }
+  if (*bar != phase + 1)
+    tmaFail("waited for, but not in its slot", plane);
+}
+
 /// Runs body(arg) once per thread of a block of `threads` threads, each up
 /// to its next barrier in turn, until all have returned.
 inline void runBlock(unsigned threads, void (*body)(void *), void *arg) {
@@ -214,6 +340,9 @@ void launch(Kernel kernel, unsigned blocks, unsigned threads, size_t smem,
     blockIdx = {b, 0, 0};
     runBlock(threads, [](void *c) { (*static_cast<Call *>(c))(); }, &call);
   }
+  if (!tmaLoads.empty())
+    tmaFail("the kernel ended with it in flight",
+            tmaLoads.begin()->second.plane);
 }
 
 } // namespace stencilc_emu

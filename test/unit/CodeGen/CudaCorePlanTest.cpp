@@ -445,4 +445,58 @@ TEST(CudaCorePlan, TuneShapesAreThePlansNeighboursThatPlan) {
   EXPECT_TRUE(tuneShapes(deep.stencil(), 40, GpuArch::SM90, deep.diags).empty());
 }
 
+TEST(CudaCorePlan, TheStarRingIsFilledByTmaOnHopperWhenAsked) {
+  // A 16-bit star's ring (two planes in flight) on sm_90 with --star-tma:
+  // TMA, whose boxes start on 16 bytes, so the 4-element vectors either
+  // side of a row come in pairs (8 halves), and slots of 128 bytes with a
+  // barrier each.
+  Compiled c("stencil s { grid u : f16[3]; boundary u : fixed;\n"
+             "u' = star(u, 2, [0.4, 0.1, 0.11, 0.09, 0.1, 0.12, 0.08,\n"
+             "0.1, 0.1, 0.11, 0.09, 0.1, 0.12]); }");
+  ASSERT_TRUE(c.module) << c.diagText;
+  Stencil on = c.stencil();
+  on.hints.starTma = true;
+  auto hopper = planCudaCore(on, 1, GpuArch::SM90, c.diags);
+  ASSERT_TRUE(hopper && hopper->star);
+  EXPECT_EQ(hopper->starPipeline, 2);
+  EXPECT_TRUE(hopper->starTma);
+  EXPECT_EQ(hopper->starSide, 2);
+  EXPECT_EQ(hopper->starWidth(), 32 + 2 * 2 * 4);
+  const int64_t plane = int64_t(32 + 2 * 2) * hopper->starWidth() * 2;
+  EXPECT_EQ(hopper->sharedBytes,
+            hopper->starRing() * ((plane + 127) / 128 * 128 + 8));
+  // Ampere has no TMA: cp.async, one vector either side, unpadded planes.
+  auto ampere = planCudaCore(on, 1, GpuArch::SM80, c.diags);
+  ASSERT_TRUE(ampere && ampere->star);
+  EXPECT_FALSE(ampere->starTma);
+  EXPECT_EQ(ampere->starSide, 1);
+  EXPECT_EQ(ampere->sharedBytes,
+            int64_t(ampere->starRing()) * (32 + 2 * 2) * (32 + 2 * 4) * 2);
+  // Not asked (the default) or --star-tma=false, and the register
+  // prefetch of f32 (no ring), take no TMA on Hopper either.
+  auto plain = planCudaCore(c.stencil(), 1, GpuArch::SM90, c.diags);
+  ASSERT_TRUE(plain);
+  EXPECT_FALSE(plain->starTma);
+  EXPECT_EQ(plain->sharedBytes, ampere->sharedBytes);
+  Stencil off = c.stencil();
+  off.hints.starTma = false;
+  EXPECT_FALSE(planCudaCore(off, 1, GpuArch::SM90, c.diags)->starTma);
+  Compiled f32("stencil s { grid u : f32[3]; boundary u : fixed;\n"
+               "u' = star(u, 1, [0.4, 0.1, 0.11, 0.09, 0.1, 0.12, 0.08]); }");
+  ASSERT_TRUE(f32.module) << f32.diagText;
+  Stencil asked = f32.stencil();
+  asked.hints.starTma = true;
+  auto single = planCudaCore(asked, 1, GpuArch::SM90, f32.diags);
+  ASSERT_TRUE(single && single->star);
+  EXPECT_EQ(single->starPipeline, 0);
+  EXPECT_FALSE(single->starTma);
+  // With a ring (--star-pipeline), f32 vectors are 16 bytes: one a side.
+  Stencil ring = asked;
+  ring.hints.starPipeline = 2;
+  auto tma = planCudaCore(ring, 1, GpuArch::SM90, f32.diags);
+  ASSERT_TRUE(tma);
+  EXPECT_TRUE(tma->starTma);
+  EXPECT_EQ(tma->starSide, 1);
+}
+
 } // namespace

@@ -123,14 +123,23 @@ struct CudaCorePlan {
   /// queues read their next value from the ring, and D planes' loads are in
   /// flight while one is summed, in no thread's registers.
   int starPipeline = 0;
+  /// With `starPipeline` on Hopper and newer (code for sm_90 and later,
+  /// with the hidden --star-tma): the ring is filled by TMA
+  /// (runtime/include/stencilc/tma_ring.cuh), a plane's box one copy
+  /// issued by one thread, where the GPU, the arrays and the block allow it
+  /// at run time; elsewhere by cp.async as without it. Its slots are padded
+  /// to 128 bytes and its barriers follow them.
+  bool starTma = false;
+  /// The star kernel's vectors either side of a row: ceil(r2 / planeCols),
+  /// and with `starTma` rounded up to whole 16 bytes, since a TMA box
+  /// starts on a multiple of 16 bytes along axis 2.
+  int starSide = 1;
   int starRing() const {
     return starPipeline ? radius[0] + starPipeline + 1 : 2;
   }
-  /// The star kernel's shared rows: the tile and ceil(r2 / planeCols)
-  /// vectors either side.
-  int starWidth() const {
-    return tile[2] + 2 * ((radius[2] + planeCols - 1) / planeCols) * planeCols;
-  }
+  /// The star kernel's shared rows: the tile and starSide vectors either
+  /// side.
+  int starWidth() const { return tile[2] + 2 * starSide * planeCols; }
   /// The tensor-core plane kernel (3-D boxes of f16/bf16 grids,
   /// TensorPlaneEmitter.cpp), with `plane` set: 1 for mma.sync m16n8k16,
   /// 2 for mma.sp m16n8k32. A warp owns 16 columns (axis 2) by

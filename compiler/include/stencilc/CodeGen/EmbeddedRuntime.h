@@ -1,9 +1,9 @@
 //===- EmbeddedRuntime.h - The runtime headers carried by stencilc -*- C++ -*-===//
 //
 // runtime/include/stencilc/{weights.h,runtime.cuh,driver.cuh} (and the
-// distributed runtime's files), embedded at build time, so
-// that every generated .cu is self-contained: `nvcc -c out.cu` needs no
-// include path.
+// distributed runtime's files, and the Hopper ones), embedded at build
+// time, so that every generated .cu is self-contained: `nvcc -c out.cu`
+// needs no include path.
 //
 //===----------------------------------------------------------------------===//
 
@@ -28,6 +28,10 @@ std::string_view embeddedDriverHeader();
 std::string_view embeddedDistributedHeader();
 std::string_view embeddedDistributedRuntime();
 std::string_view embeddedDistributedDriver();
+/// runtime/include/stencilc/hopper.cuh and tma_ring.cuh (the star kernel's
+/// TMA ring, code for sm_90 and later).
+std::string_view embeddedHopperHeader();
+std::string_view embeddedTmaRingHeader();
 
 } // namespace stencilc
 

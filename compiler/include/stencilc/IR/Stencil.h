@@ -298,6 +298,10 @@ struct Hints {
   /// --star-pipeline (experiments; 0: the register-prefetch kernel).
   /// Unset: the plan's rule (CodeGen/CudaCorePlan, planStar).
   std::optional<int> starPipeline;
+  /// From the hidden --star-tma (experiments): whether the star kernel's
+  /// ring is filled by TMA where the target has it (sm_90 and later).
+  /// Unset: off (CodeGen/CudaCorePlan, planStar).
+  std::optional<bool> starTma;
   /// From the hidden --stream-2d (experiments): a 2-D stencil of one grid
   /// streams along axis 0 (the streaming kernel) instead of taking the box
   /// kernel's tiles (CodeGen/CudaCorePlan, planStream).
