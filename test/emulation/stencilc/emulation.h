@@ -22,7 +22,6 @@
 #ifndef STENCILC_EMULATION_H
 #define STENCILC_EMULATION_H
 
-#include <cuda.h> // CUtensorMap
 #include <cuda_runtime.h>
 
 #include <setjmp.h>
@@ -175,7 +174,9 @@ struct TmaMap {
   long long extent[3]; ///< Innermost first.
   int box[3];
 };
-static_assert(sizeof(TmaMap) <= sizeof(CUtensorMap), "a map holds a TmaMap");
+// A CUtensorMap (cuda.h, which this header leaves out: programs that
+// include it define macros such as N) holds 128 bytes.
+static_assert(sizeof(TmaMap) <= 128, "a tensor map holds a TmaMap");
 struct TmaLoad {
   TmaMap map;
   unsigned char *dst;
@@ -191,9 +192,8 @@ inline std::map<const void *, TmaLoad> tmaLoads; ///< By barrier.
 }
 /// Encodes the map, as a GPU of compute capability 9.0 would take it
 /// (false with STENCILC_EMU_NO_TMA set: a GPU without TMA).
-inline bool tmaEncode(CUtensorMap *map, const void *base, size_t elem,
-                      long long n0, long long n1, long long n2, int boxW,
-                      int boxH) {
+inline bool tmaEncode(void *map, const void *base, size_t elem, long long n0,
+                      long long n1, long long n2, int boxW, int boxH) {
   if (std::getenv("STENCILC_EMU_NO_TMA") ||
       reinterpret_cast<uintptr_t>(base) % 16 != 0 || n2 * elem % 16 != 0 ||
       boxW <= 0 || boxW > 256 || boxH <= 0 || boxH > 256 ||
@@ -203,7 +203,7 @@ inline bool tmaEncode(CUtensorMap *map, const void *base, size_t elem,
            elem,
            {n2, n1, n0},
            {boxW, boxH, 1}};
-  std::memset(map, 0, sizeof *map);
+  std::memset(map, 0, 128);
   std::memcpy(map, &m, sizeof m);
   return true;
 }
@@ -220,8 +220,7 @@ inline void tmaInit(std::uint64_t *bars, int n) {
   }
 }
 inline void tmaLoad(std::uint64_t *bar, long long plane, int slots, void *dst,
-                    const CUtensorMap *map, int x, int y, int z,
-                    unsigned bytes) {
+                    const void *map, int x, int y, int z, unsigned bytes) {
   TmaLoad l;
   std::memcpy(&l.map, map, sizeof l.map);
   if (*bar != static_cast<std::uint64_t>(plane / slots) || tmaLoads.count(bar))
