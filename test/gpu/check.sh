@@ -60,8 +60,8 @@ examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p star-2d9p-r2 box-2d49p h
 # test/gpu/Inputs/stream-divide: a sum of reads over a parameter, which
 # the streaming kernel sums through its linear form (runtime weights).
 # The examples with no tensor-core strategy: nonlinear, or linear with
-# several grids (hotspot).
-no_tc="allen-cahn varcoef-diffusion gray-scott gradient2d fdtd-2d hdiff upwind-2d hotspot wave-source"
+# several grids (hotspot), or with a constant term (star3d-mixed).
+no_tc="allen-cahn varcoef-diffusion gray-scott gradient2d fdtd-2d hdiff upwind-2d hotspot wave-source star3d-mixed"
 [ -n "${EXAMPLES:-}" ] && read -r -a examples <<< "$EXAMPLES"
 types=(f32 f64 f16 bf16)
 [ -n "${TYPES:-}" ] && read -r -a types <<< "$TYPES"
@@ -220,12 +220,13 @@ generate() {
 # by element at the others; memcheck runs at the middle size. In 3-D,
 # 37x101x76 has whole 32x32 tiles whose box lies inside the domain among
 # partial ones, in rows a multiple of 4 long: the star kernel's vector
-# loads.
+# loads; 45x101x136 has them for f32's 16x64 tiles too, and in rows of
+# whole 16 bytes in f16 (where --star-tma fills the ring by TMA).
 sizes_for() { # dims -> check sizes
   case $1 in
     1) echo "77 10008 1000003" ;;
     2) echo "37x29 307x264 1000x999" ;;
-    3) echo "13x17x19 67x61x72 131x61x70 37x101x76" ;;
+    3) echo "13x17x19 67x61x72 131x61x70 37x101x76 45x101x136" ;;
   esac
 }
 # Tiles (and blocks, after ':') of the tile variants: partial strips and

@@ -455,7 +455,15 @@ planStar(const Stencil &s, const CudaCorePlan &base, GpuArch arch) {
   // 64-bit addressing, and stopped at 54% of the DRAM roofline.
   p.planeRows = 1;
   p.planeCols = s.elemType == ElemType::F64 ? 2 : 4;
-  p.tile = {32, 32, 32};
+  // f32 tiles of 16 rows of 64 outputs (16 threads a row), the other types
+  // 32 x 32: the same box at radius 2 (20 x 72 = 36 x 40 points) in rows
+  // twice as long. Measured on an H200 at 512^3 in two calls
+  // (docs/benchmarks.md, session 24, calls 2 and 4) against 32 x 32,
+  // star3d1r-4r f32 291/308/287/244 -> 307/317/293/250 GStencils/s at one
+  // step (+2-5%), and again in session 27: 296/311/290/247 ->
+  // 310/320/296/251; f16 lost 2-5% and keeps 32 x 32.
+  p.tile = s.elemType == ElemType::F32 ? std::array<int, 3>{32, 16, 64}
+                                       : std::array<int, 3>{32, 32, 32};
   p.threads = p.tile[1] * p.tile[2] / p.planeCols;
   if (p.threads > 256) {
     p.tile[1] = 256 * p.planeCols / p.tile[2];
