@@ -156,6 +156,9 @@ constexpr int kMaxCudaCoreHalo = 12;
 /// The streaming kernel's instructions a point and level for each value
 /// past its registers (CudaCorePlan::values).
 constexpr double kSpillInstructions = 4;
+/// How much faster the 2-D streaming kernel issues at three blocks an SM
+/// than at two (CudaCorePlan.cpp, planStream; set below).
+constexpr double kThreeBlockIssueGain = 1.12;
 
 /// Flops of one step per point: 2 per tap of a linear update (Gu et al.'s
 /// C = 2K), one per operation of any other expression.
@@ -482,6 +485,13 @@ std::optional<CostCandidate> cudaCoreCandidate(const Context &x, int t) {
         1,
         std::min<int64_t>(p->minBlocks, sharedBytesPerSM(x.o.arch) / perBlock));
     c.tCompute *= static_cast<double>(p->minBlocks) / resident;
+    // The rules' 2-D slab (256 threads) at three blocks an SM
+    // (CudaCorePlan.cpp, planStream) issues faster than at the two the
+    // weights were fitted on: the median of 20 timed pairs at t = 2-4
+    // (H200, docs/benchmarks.md, session 27; +1% to +25%). A --tile slab
+    // of another size was not timed so.
+    if (s.dims == 2 && p->threads == 256 && resident == 3)
+      c.tCompute /= kThreeBlockIssueGain;
   }
   finish(c, hw.weights.lookup("cuda-core", c.kernel, s.elemType, s.dims));
   return c;

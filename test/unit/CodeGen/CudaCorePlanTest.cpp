@@ -220,6 +220,39 @@ TEST(CudaCorePlan, TheStream2dFlagStreamsTwoDimensionalStencils) {
   p = planCudaCore(s, 10, GpuArch::SM90, star.diags);
   ASSERT_TRUE(p && p->stream);
   EXPECT_EQ(p->rows, 2);
+  // Three blocks an SM where three blocks' rings fit and the values are
+  // few (kStream2dThreeBlockValues): t = 2 .. 4 here (4 x 6 + 8 + 1 = 33
+  // values, 64 KiB of rings a block); t = 6 has rings of 96 KiB, and one
+  // step a pass keeps two blocks (not measured at three).
+  for (int fuse : {2, 3, 4}) {
+    p = planCudaCore(s, fuse, GpuArch::SM90, star.diags);
+    ASSERT_TRUE(p && p->stream) << fuse;
+    EXPECT_EQ(p->minBlocks, 3) << fuse;
+    EXPECT_LE(p->values, kStream2dThreeBlockValues) << fuse;
+    EXPECT_LE(3 * (p->sharedBytes + kReservedSharedPerBlock),
+              sharedBytesPerSM(GpuArch::SM90))
+        << fuse;
+  }
+  for (int fuse : {1, 6})
+    EXPECT_EQ(planCudaCore(s, fuse, GpuArch::SM90, star.diags)->minBlocks, 2)
+        << fuse;
+  // On sm_86 (100 KiB an SM) three blocks' rings of 32 KiB fit at t = 2
+  // only.
+  EXPECT_EQ(planCudaCore(s, 2, GpuArch::SM86, star.diags)->minBlocks, 3);
+  EXPECT_EQ(planCudaCore(s, 3, GpuArch::SM86, star.diags)->minBlocks, 2);
+  // Many values (a radius-4 star's 17 weights at t = 3: 3 x 12 + 8 + 17
+  // = 61) keep two blocks.
+  Compiled wide("stencil s { grid u : f32[2]; boundary u : fixed;\n"
+                "u' = star(u, 4, [0.2, 0.05, 0.051, 0.052, 0.053, 0.054,\n"
+                "0.055, 0.056, 0.057, 0.049, 0.048, 0.047, 0.046, 0.045,\n"
+                "0.044, 0.043, 0.042]); }");
+  ASSERT_TRUE(wide.module) << wide.diagText;
+  Stencil w = wide.stencil();
+  w.hints.stream2d = true;
+  p = planCudaCore(w, 3, GpuArch::SM90, wide.diags);
+  ASSERT_TRUE(p && p->stream) << wide.diagText;
+  EXPECT_GT(p->values, kStream2dThreeBlockValues);
+  EXPECT_EQ(p->minBlocks, 2);
   // A 3-D stencil's plan does not change with the flag.
   Compiled cube("stencil s { grid u : f32[3]; boundary u : clamp;\n"
                 "u' = box(u, 1, 0.01); }");

@@ -34,6 +34,14 @@ constexpr int kStreamRegisterValues = 28;
 /// star-2d9p-r2 t = 6) and 8-31% slower at 73 and 85 (star2d1r and heat-2d
 /// at t = 10, 12; H200, docs/benchmarks.md, session 25).
 constexpr int kStream2dRegisterValues = 68;
+/// The most values at which the 2-D slab runs three blocks an SM (80
+/// registers a thread) where their rings fit, instead of two: at t = 2-4
+/// (H200, docs/benchmarks.md, session 27), three blocks were faster in all
+/// 20 cases of 22-41 values (+1% to +25%, median +12%), though ptxas
+/// spills; at 49 they gained 10%, 5% and nothing (j2d9pt and star2d2r at
+/// t = 4, star2d4r at t = 2), at 51 9% (star2d3r t = 3), and at 53 (two
+/// rows) and 61 they lost 13-52%.
+constexpr int kStream2dThreeBlockValues = 48;
 /// A tile's extents as --tile writes them: "64x64", "128x26x26".
 std::string tileName(const std::array<int, kMaxDims> &tile, int dims);
 
