@@ -24,6 +24,11 @@
 // issues plane p + kR0 + D into plane p - 1's slot, and takes the queues'
 // newest value from the ring. No thread holds loads in flight in its
 // registers, and the shared planes of 16-bit grids are half as large.
+// With CudaCorePlan::starTma (the hidden --star-tma, sm_90 and later),
+// thread 0 issues each plane's box as one TMA copy onto the slot's
+// mbarrier instead (stencilc/tma_ring.cuh), every thread waits for plane
+// p + kR0 (and, before the loop, the first kR0 planes) before the barrier,
+// and blocks where TMA cannot run keep cp.async.
 //
 // The loop over planes is unrolled by the queue's length, 2 kR0 + 1, and
 // each copy names the queue's slots rotated by one, so the queue shifts by
