@@ -60,8 +60,9 @@ examples=(heat heat-1d 1d5p heat-2d box-2d9p star-2d13p star-2d9p-r2 box-2d49p h
 # test/gpu/Inputs/stream-divide: a sum of reads over a parameter, which
 # the streaming kernel sums through its linear form (runtime weights).
 # The examples with no tensor-core strategy: nonlinear, or linear with
-# several grids (hotspot), or with a constant term (star3d-mixed).
-no_tc="allen-cahn varcoef-diffusion gray-scott gradient2d fdtd-2d hdiff upwind-2d hotspot wave-source star3d-mixed"
+# several grids (hotspot), or with a constant term (star3d-mixed,
+# stream-divide).
+no_tc="allen-cahn varcoef-diffusion gray-scott gradient2d fdtd-2d hdiff upwind-2d hotspot wave-source star3d-mixed stream-divide"
 [ -n "${EXAMPLES:-}" ] && read -r -a examples <<< "$EXAMPLES"
 types=(f32 f64 f16 bf16)
 [ -n "${TYPES:-}" ] && read -r -a types <<< "$TYPES"
