@@ -233,6 +233,22 @@ cl::opt<bool> starTmaOpt(
              "target has it (sm_90 and later; a ring needs f16, bf16 or "
              "--star-pipeline; default: off, cp.async)"));
 
+// The rows of a group in the streaming kernel's rings, for the GPU
+// experiments that compare layouts; hidden.
+cl::opt<int> groupRowsOpt(
+    "group-rows", cl::init(-1), cl::Hidden,
+    cl::desc("Rows of a group in the streaming kernel's rings, read and "
+             "written a group an access: 2 or 4 where a group is 8 or 16 "
+             "bytes and every tap off a thread's column lies in its row, 0 "
+             "a row an access (default: the plan's)"));
+
+// The streaming loop's fast iterations in a copy of their own, for the GPU
+// experiments; hidden.
+cl::opt<bool> splitFastOpt(
+    "split-fast", cl::Hidden,
+    cl::desc("Give the streaming loop's fast iterations a copy of their "
+             "own (default: with the group ring)"));
+
 // The streaming kernel for 2-D stencils: a candidate of the cost model for
 // f32 grids (docs/cost-model.md, session 26); the flag fixes it, in any
 // type.
@@ -434,6 +450,12 @@ std::optional<TuneResult> runTune(const Stencil &s,
   if (starTmaOpt.getNumOccurrences())
     o.commonFlags.push_back(std::string("--star-tma=") +
                             (starTmaOpt ? "true" : "false"));
+  if (groupRowsOpt >= 0)
+    o.commonFlags.push_back("--group-rows=" +
+                            std::to_string(groupRowsOpt.getValue()));
+  if (splitFastOpt.getNumOccurrences())
+    o.commonFlags.push_back(std::string("--split-fast=") +
+                            (splitFastOpt ? "true" : "false"));
   o.nvcc = nvccOpt;
   o.arch = archName(arch).str();
   static const char *const sizes[] = {"10240000", "10240x10240",
@@ -607,6 +629,10 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     s.hints.starPipeline = starPipelineOpt;
   if (starTmaOpt.getNumOccurrences())
     s.hints.starTma = starTmaOpt.getValue();
+  if (groupRowsOpt >= 0)
+    s.hints.groupRows = groupRowsOpt.getValue();
+  if (splitFastOpt.getNumOccurrences())
+    s.hints.splitFast = splitFastOpt.getValue();
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;

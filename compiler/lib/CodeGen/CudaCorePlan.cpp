@@ -95,6 +95,49 @@ static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
   return estimate <= kUnrollRegisters ? p.ring / p.rows : 1;
 }
 
+/// The rows of a group in the streaming kernel's rings
+/// (CudaCorePlan::groupRows): a divisor of the iteration's rows whose
+/// group is one 8- or 16-byte access, where every tap off the thread's
+/// own column lies in its row (offset 0 along axis 0), since the other
+/// columns are read a group of rows at a time; else 0. The hidden
+/// --group-rows sets it (0: off).
+///
+/// The rule: groups of 2 rows at 4 rows an iteration, computing in f32,
+/// in a kernel of at most two blocks an SM, with the fast iterations in
+/// their own copy (splitFast). Measured on an H200 (docs/benchmarks.md,
+/// session 28), the `auto` programs against rows, same call: heat-2d 960
+/// -> 1050 GStencils/s, star2d2r 737 -> 804, star2d3r 593 -> 687, star2d4r
+/// 430 -> 490, star-2d13p 553 -> 659, j2d9pt 798 -> 847, heat-3d 488 ->
+/// 495, in f16 479 -> 583; 13 of 16 faster (+1% to +22%), star2d1r and
+/// heat-periodic 1% slower, stream-2d-walls 7% (not explained). Groups of
+/// 4 rows took more registers and lost where they spilled (heat-3d t = 3:
+/// 359); at three blocks an SM (80 registers) every variant lost 6-12%
+/// (heat-2d t = 4: 1074 -> 1013), and at 2 rows an iteration too
+/// (star3d1r t = 4: 469 -> 452); without the fast copy the groups lost
+/// (heat-2d t = 6: 906). The linear form with weights of parameters,
+/// the kernel's arguments in registers, keeps rows: stream-divide (3-D,
+/// 64 registers, t = 3) spilled 40 bytes where it had spilled 8, and fell
+/// from 434 to 347 (the constant weights of j2d5pt, j2d9pt and
+/// star-2d9p-r2 gained 4-6%).
+static int planGroupRows(const Stencil &s, const CudaCorePlan &p) {
+  bool argumentWeights = false;
+  if (p.linearForm)
+    for (const Update &u : s.updates)
+      argumentWeights |= weightsAtRunTime(s, u.linear->taps);
+  const bool rule = p.rows == 4 && p.minBlocks <= 2 &&
+                    s.compType == ElemType::F32 && !argumentWeights;
+  const int want = s.hints.groupRows.value_or(rule ? 2 : 0);
+  if (want < 2 || p.rows % want != 0)
+    return 0;
+  const int bytes = want * elemTypeBytes(s.compType);
+  if (bytes != 8 && bytes != 16)
+    return 0;
+  for (const Offset &o : s.updatedReads())
+    if ((o[1] != 0 || o[2] != 0) && o[0] != 0)
+      return 0;
+  return want;
+}
+
 bool stencilc::streamsLinearForm(const Stencil &s) {
   if (!s.isLinear())
     return false;
@@ -308,6 +351,8 @@ static std::optional<CudaCorePlan> planStream(const Stencil &s,
       3 * (p.sharedBytes + kReservedSharedPerBlock) <= sharedBytesPerSM(arch))
     p.minBlocks = 3;
   p.unroll = streamUnroll(s, p);
+  p.groupRows = planGroupRows(s, p);
+  p.splitFast = s.hints.splitFast.value_or(p.groupRows > 0);
   return p;
 }
 

@@ -284,6 +284,12 @@ private:
   /// `value`, of the grid's type, as the streaming kernel's rings hold it:
   /// converted, or a 16-bit grid's ghost value.
   std::string ringValue(const std::string &value) const;
+  /// The streaming kernel's level k takes this iteration's rows into its
+  /// registers, and writes them to its group ring (CudaCorePlan::groupRows).
+  void emitStreamPush(int k, const std::string &rows, bool elems);
+  void emitGroupRingWrites(int k, const std::string &rel);
+  /// The index in a level's ring of window row `row` of column `col`.
+  std::string ringIndex(const std::string &row, const std::string &col) const;
   /// The streaming kernel's band axes: slab axes fixed on both sides whose
   /// bands hold every point the edge can change (each update's reads and
   /// form as written). A column in a band keeps the level below's value,

@@ -11,6 +11,7 @@
 #include "stencilc/IR/LinearForm.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,10 @@ using namespace stencilc;
 // rows live twice: in the thread's registers (q<k>_<m>, the reads of its
 // own column) and in a ring of kRing slabs in shared memory (the reads of
 // other columns). Rows of a level before its first valid one hold garbage
-// that no valid row reads.
+// that no valid row reads. With CudaCorePlan::groupRows the rings keep
+// their rows in groups of kG, written and read a group an access, and
+// the fast iterations take a copy of the loop body of their own
+// (emitGroupRingWrites says which rows an iteration writes).
 
 /// `value`, of the grid's type, as the rings hold it: in the computation's
 /// type.
@@ -109,11 +113,38 @@ void StencilEmitter::emitStreamConstants() {
            "sizeof(Comp);");
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
+  if (plan.groupRows) {
+    out.line("// A ring keeps its rows in groups of kG consecutive rows, "
+             "slab after slab: a\n// column's group is one {}-byte "
+             "access, and a warp's groups of one slab are\n// consecutive.",
+             plan.groupRows * elemTypeBytes(s.compType));
+    out.line("constexpr int kG = {};", plan.groupRows);
+    out.line("static_assert(kV % kG == 0, \"an iteration's rows are whole "
+             "groups\");");
+  }
   out.blank();
+}
+
+/// The index in a level's ring of window row `row` (slot-shifted) of column
+/// `col`: `(row & (kRing - 1)) * kSlab + col`, or with the group ring, in
+/// groups of kG rows (sc_at).
+std::string StencilEmitter::ringIndex(const std::string &row,
+                                      const std::string &col) const {
+  if (plan.groupRows)
+    return "sc_at(" + row + ", " + col + ")";
+  return ringSlot(row) + " * kSlab + " + col;
 }
 
 void StencilEmitter::emitStreamReads() {
   const Grid &grid = s.grids[updated.front()];
+  if (plan.groupRows) {
+    out.line("// The index of window row `row` (shifted by its level's "
+             "lag) of column `col` in\n// a ring.");
+    out.line("__device__ __forceinline__ int sc_at(int row, int col) {{\n"
+             "  const int s = row & (kRing - 1);\n"
+             "  return (s / kG * kSlab + col) * kG + s % kG;\n}}");
+    out.blank();
+  }
   out.line("// A read of level ring `s` at window row l0 and slab point l, "
            "global q, through");
   out.line("// the boundary conditions (points near the domain's edge "
@@ -127,9 +158,7 @@ void StencilEmitter::emitStreamReads() {
       axes([](int a) { return "long long q" + std::to_string(a); }) +
       ", const Args &a)");
   emitReadBoundaries(grid);
-  std::string index = "(l0 & (kRing - 1)) * kSlab + ";
-  index += D == 2 ? "l1" : "l1 * kB2 + l2";
-  out.line("return s[{}];", index);
+  out.line("return s[{}];", ringIndex("l0", D == 2 ? "l1" : "l1 * kB2 + l2"));
   out.blank();
 }
 
@@ -146,6 +175,8 @@ void StencilEmitter::emitStreamLevel(int k) {
            k - 1, V + 2 * r0 - 1);
   out.line("const int sc_rel = j * kV - {} * kD;", k);
   out.line("const Comp *const sc_src = sc_ring + {} * kRing * kSlab;", k - 1);
+  // The group ring holds level k - 1's window row w at slot w + k r0.
+  const int shift = plan.groupRows ? k * r0 : 0;
   std::string zero = "stencilc::rt::Convert<Elem>::from(" +
                      std::string(compFloat ? "0.0f" : "0.0") + ")";
   std::string decl = "Elem ";
@@ -212,7 +243,7 @@ void StencilEmitter::emitStreamLevel(int k) {
           for (int a = 1; a < D; ++a)
             slabArgs += ", " + plus("l" + std::to_string(a), n.offset[a]);
           return "sring_" + grid.name + "(sc_src, " +
-                 plus("sc_rel", m + n.offset[0]) + slabArgs + ", " +
+                 plus("sc_rel", m + n.offset[0] + shift) + slabArgs + ", " +
                  axes([&](int a) {
                    return plus("g" + std::to_string(a), n.offset[a]);
                  }) +
@@ -224,13 +255,35 @@ void StencilEmitter::emitStreamLevel(int k) {
         else
           // A fixed band keeps the level below's value, exact in the ring.
           out.line("sc_e{0} = ({1}) ? stencilc::rt::Convert<Elem>::from("
-                   "sc_src[{2} * kSlab + threadIdx.x]) : "
+                   "sc_src[{2}]) : "
                    "stencilc::rt::Convert<Elem>::from(v{3});",
-                   m, frozen, ringSlot(rel), u.root);
+                   m, frozen,
+                   ringIndex(plan.groupRows ? plus("sc_rel", m + shift) : rel,
+                             "threadIdx.x"),
+                   u.root);
       }
     }
     {
       auto inside = out.scope("else");
+      // With the group ring, each other column's rows sc_rel .. sc_rel +
+      // kV - 1 in one access (its taps lie in their row: planGroupRows).
+      std::map<int, int> groupOf;
+      if (plan.groupRows) {
+        for (const Offset &o : s.updatedReads()) {
+          int d = D == 2 ? o[1] : o[1] * plan.box(2) + o[2];
+          if (d != 0 && !groupOf.count(d))
+            groupOf.emplace(d, static_cast<int>(groupOf.size()));
+        }
+        if (!groupOf.empty())
+          out.line("// The other columns' rows sc_rel .. sc_rel + kV - 1, "
+                   "a group an access.");
+        for (const auto &[d, i] : groupOf)
+          for (int g = 0; g < V / plan.groupRows; ++g)
+            out.line("const auto sc_w{}_{} = stencilc::rt::loadRows<kG>("
+                     "sc_src + sc_at({}, {}));",
+                     i, g, plus("sc_rel", shift + g * plan.groupRows),
+                     plus("threadIdx.x", d));
+      }
       for (int m = 0; m < V; ++m) {
         auto row = out.scope("");
         // The thread's own column from registers, the others from the ring.
@@ -243,6 +296,10 @@ void StencilEmitter::emitStreamLevel(int k) {
                    std::to_string(m + r0 + n.offset[0]);
           int d = D == 2 ? n.offset[1]
                          : n.offset[1] * plan.box(2) + n.offset[2];
+          if (plan.groupRows)
+            return "sc_w" + std::to_string(groupOf.at(d)) + "_" +
+                   std::to_string(m / plan.groupRows) + ".v[" +
+                   std::to_string(m % plan.groupRows) + "]";
           return "sc_src[" + ringSlot(plus("sc_rel", m + n.offset[0])) +
                  " * kSlab + " + plus("threadIdx.x", d) + "]";
         });
@@ -276,7 +333,11 @@ void StencilEmitter::emitStreamLevel(int k) {
                plus("sc_rel", m), m, addr.distributed() ? "sc_outLo" : "kH0");
     }
   }
-  if (k < plan.fuse) {
+  if (k < plan.fuse && plan.groupRows) {
+    auto more = out.scope("else");
+    emitStreamPush(k, "sc_e", /*elems=*/true);
+    emitGroupRingWrites(k, "sc_rel");
+  } else if (k < plan.fuse) {
     auto more = out.scope("else");
     for (int m = 0; m < V; ++m)
       out.line("sc_ring[({} * kRing + {}) * kSlab + threadIdx.x] = {};", k,
@@ -290,6 +351,70 @@ void StencilEmitter::emitStreamLevel(int k) {
       out.line("q{}_{} = stencilc::rt::Convert<Comp>::from(sc_e{});", k,
                2 * r0 + m, m);
   }
+}
+
+/// Level k's registers take this iteration's rows: q<k>_0 .. q<k>_<2 r0 -
+/// 1> the oldest kept, then `rows`0 .. `rows`<kV - 1> (sc_e<m> where
+/// `elems`, else the array `rows`[m]).
+void StencilEmitter::emitStreamPush(int k, const std::string &rows,
+                                    bool elems) {
+  const int r0 = plan.radius[0];
+  const int V = plan.rows;
+  for (int m = 0; m < 2 * r0; ++m)
+    out.line("q{0}_{1} = q{0}_{2};", k, m, m + V);
+  for (int m = 0; m < V; ++m)
+    out.line("q{}_{} = stencilc::rt::Convert<Comp>::from({});", k, 2 * r0 + m,
+             elems ? rows + std::to_string(m)
+                   : rows + "[" + std::to_string(m) + "]");
+}
+
+/// Level k's rows into its group ring, from its registers after the push
+/// (rows `rel` - 2 r0 .. `rel` + kV - 1). In a fast iteration the group of
+/// rows `rel` - r0 .. `rel` + kV - 1 - r0, the next level's rows in the
+/// next iteration, in one access, and where the next iteration is not
+/// fast, the rows after it, which its boundary conditions may read. In
+/// the others the rows `rel` .. `rel` + kV - 1, each on its own: there the
+/// next level reads up to row `rel` - 1, so a group would write rows while
+/// they are read. Window row w of level k is at slot w + (k + 1) r0, which
+/// makes the groups whole.
+void StencilEmitter::emitGroupRingWrites(int k, const std::string &rel) {
+  const int r0 = plan.radius[0];
+  const int V = plan.rows;
+  const int shift = (k + 1) * r0;
+  const std::string ring = k == 0
+                               ? std::string("sc_ring")
+                               : fmt::format("sc_ring + {} * kRing * kSlab", k);
+  auto value = [&](int m) {
+    std::string q = fmt::format("q{}_{}", k, m);
+    if (elem == comp || ghostAxes().empty())
+      return q;
+    return "(sc_ghost ? sc_ghostValue : " + q + ")";
+  };
+  auto store = [&](int row, int m) {
+    out.line("{}[sc_at({}, threadIdx.x)] = {};",
+             k == 0 ? ring : "(" + ring + ")", plus(rel, row + shift),
+             value(m));
+  };
+  {
+    auto fast = out.scope("if (sc_fast)");
+    const int G = plan.groupRows;
+    for (int g = 0; g < V / G; ++g) {
+      std::string group;
+      for (int m = 0; m < G; ++m)
+        group += (m ? ", " : "") + value(r0 + g * G + m);
+      out.line("stencilc::rt::storeRows<kG>({} + sc_at({}, threadIdx.x), "
+               "stencilc::rt::Rows<kG, Comp>{{{{{}}}}});",
+               ring, plus(rel, shift - r0 + g * G), group);
+    }
+    if (r0 > 0) {
+      auto tail = out.scope("if (!sc_fastNext)");
+      for (int i = 0; i < r0; ++i)
+        store(V - r0 + i, r0 + V + i);
+    }
+  }
+  auto slow = out.scope("else");
+  for (int m = 0; m < V; ++m)
+    store(m, 2 * r0 + m);
 }
 
 void StencilEmitter::emitStreamKernel() {
@@ -510,30 +635,55 @@ void StencilEmitter::emitStreamKernel() {
   out.line("#pragma unroll {}", plan.unroll);
   {
     auto loop = out.scope("for (int j = 0; j <= sc_last; ++j)");
-    out.line("const bool sc_fast = j >= sc_fastLo && j < sc_fastHi;");
-    out.line("const bool sc_loadFast = j >= sc_loadLo && j < sc_loadHi;");
-    out.line("Elem sc_in[kV];");
-    out.line(
-        "#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
-        "  sc_in[m] = sc_next[m];\n"
-        "  sc_next[m] = sc_loadFast ? {}sc_inCol[sc_ld + m * sc_stride]{} : "
-        "sc_load((j + 1) * kV + m);\n}}",
-        ghosts.empty() || elem != comp ? "" : "(sc_ghost ? sc_ghostValue : ",
-        ghosts.empty() || elem != comp ? "" : ")");
-    out.line("// The deepest level first: each reads the registers of the "
-             "level below before");
-    out.line("// that level pushes this iteration's rows.");
-    for (int k = plan.fuse; k >= 1; --k)
-      emitStreamLevel(k);
-    out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
-             "  sc_ring[((j * kV + m) & (kRing - 1)) * kSlab + threadIdx.x] = "
-             "{};",
-             ringValue("sc_in[m]"));
-    for (int m = 0; m < 2 * r0; ++m)
-      out.line("q0_{} = q0_{};", m, m + V);
-    for (int m = 0; m < V; ++m)
-      out.line("q0_{} = stencilc::rt::Convert<Comp>::from(sc_in[{}]);",
-               2 * r0 + m, m);
+    // One iteration; `fast`: the fast iterations' copy (splitFast), whose
+    // tests the compiler folds.
+    auto iteration = [&](bool fast) {
+      if (fast) {
+        out.line("constexpr bool sc_fast = true, sc_loadFast = true;");
+      } else {
+        out.line("const bool sc_fast = {};",
+                 plan.splitFast ? "false" : "j >= sc_fastLo && j < sc_fastHi");
+        out.line("const bool sc_loadFast = j >= sc_loadLo && j < sc_loadHi;");
+      }
+      if (plan.groupRows && r0 > 0)
+        out.line("const bool sc_fastNext = j + 1 >= sc_fastLo && j + 1 < "
+                 "sc_fastHi;");
+      out.line("Elem sc_in[kV];");
+      out.line(
+          "#pragma unroll\nfor (int m = 0; m < kV; ++m) {{\n"
+          "  sc_in[m] = sc_next[m];\n"
+          "  sc_next[m] = sc_loadFast ? {}sc_inCol[sc_ld + m * sc_stride]{} : "
+          "sc_load((j + 1) * kV + m);\n}}",
+          ghosts.empty() || elem != comp ? "" : "(sc_ghost ? sc_ghostValue : ",
+          ghosts.empty() || elem != comp ? "" : ")");
+      out.line("// The deepest level first: each reads the registers of the "
+               "level below before");
+      out.line("// that level pushes this iteration's rows.");
+      for (int k = plan.fuse; k >= 1; --k)
+        emitStreamLevel(k);
+      if (plan.groupRows) {
+        emitStreamPush(0, "sc_in", /*elems=*/false);
+        emitGroupRingWrites(0, "j * kV");
+      } else {
+        out.line("#pragma unroll\nfor (int m = 0; m < kV; ++m)\n"
+                 "  sc_ring[((j * kV + m) & (kRing - 1)) * kSlab + "
+                 "threadIdx.x] = {};",
+                 ringValue("sc_in[m]"));
+        emitStreamPush(0, "sc_in", /*elems=*/false);
+      }
+    };
+    if (plan.splitFast) {
+      // The fast iterations in a copy of their own: no level tests the
+      // edge, and the loads take no tests.
+      {
+        auto fast = out.scope("if (j >= sc_fastLo && j < sc_fastHi)");
+        iteration(true);
+      }
+      auto slow = out.scope("else");
+      iteration(false);
+    } else {
+      iteration(false);
+    }
     out.line("sc_ld += sc_step;");
     out.line("sc_st += sc_step;");
     out.line("__syncthreads();");

@@ -224,6 +224,53 @@ template <class T> STENCILC_HD void storeChunk(T *p, const Chunk<T> &c) {
 #endif
 }
 
+/// N consecutive values of one column of the streaming kernel's ring (its
+/// rows), 8 or 16 bytes, moved by one shared-memory access.
+template <int N, class T> struct alignas(N * sizeof(T)) Rows {
+  static_assert(N * sizeof(T) == 8 || N * sizeof(T) == 16,
+                "a group of rows is one 8- or 16-byte access");
+  T v[N];
+};
+
+/// p[0 .. N - 1] in one access; p must be aligned to the group's size.
+template <int N, class T> STENCILC_HD Rows<N, T> loadRows(const T *p) {
+  Rows<N, T> r;
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof r == 16) {
+    const uint4 bits = *reinterpret_cast<const uint4 *>(p);
+    std::memcpy(&r, &bits, sizeof r);
+  } else {
+    const uint2 bits = *reinterpret_cast<const uint2 *>(p);
+    std::memcpy(&r, &bits, sizeof r);
+  }
+#else
+  if (reinterpret_cast<std::uintptr_t>(p) % sizeof r != 0)
+    std::abort();
+  std::memcpy(&r, p, sizeof r);
+#endif
+  return r;
+}
+
+/// Stores r at p in one access; p must be aligned to the group's size.
+template <int N, class T>
+STENCILC_HD void storeRows(T *p, const Rows<N, T> &r) {
+#if defined(__CUDA_ARCH__)
+  if constexpr (sizeof r == 16) {
+    uint4 bits;
+    std::memcpy(&bits, &r, sizeof r);
+    *reinterpret_cast<uint4 *>(p) = bits;
+  } else {
+    uint2 bits;
+    std::memcpy(&bits, &r, sizeof r);
+    *reinterpret_cast<uint2 *>(p) = bits;
+  }
+#else
+  if (reinterpret_cast<std::uintptr_t>(p) % sizeof r != 0)
+    std::abort();
+  std::memcpy(p, &r, sizeof r);
+#endif
+}
+
 STENCILC_HD float min_(float a, float b) { return fminf(a, b); }
 STENCILC_HD double min_(double a, double b) { return fmin(a, b); }
 STENCILC_HD float max_(float a, float b) { return fmaxf(a, b); }

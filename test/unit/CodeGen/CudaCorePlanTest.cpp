@@ -274,6 +274,87 @@ TEST(CudaCorePlan, TheStream2dFlagStreamsTwoDimensionalStencils) {
   EXPECT_FALSE(streamsIn2D(two.stencil()));
 }
 
+TEST(CudaCorePlan, StarsStreamThroughRingsOfRowGroups) {
+  // A star computing in f32 at 4 rows an iteration and two blocks an SM
+  // keeps its rings in groups of 2 rows (8 bytes), with the fast
+  // iterations in their own copy.
+  Compiled star("stencil s { grid u : f32[2]; boundary u : fixed;\n"
+                "u' = star(u, 2, [0.2, 0.1, 0.11, 0.12, 0.13, 0.09, 0.08,\n"
+                "0.07, 0.1]); }");
+  ASSERT_TRUE(star.module) << star.diagText;
+  Stencil s = star.stencil();
+  s.hints.stream2d = true;
+  auto p = planCudaCore(s, 6, GpuArch::SM90, star.diags);
+  ASSERT_TRUE(p && p->stream) << star.diagText;
+  ASSERT_EQ(p->rows, 4);
+  ASSERT_EQ(p->minBlocks, 2);
+  EXPECT_EQ(p->groupRows, 2);
+  EXPECT_TRUE(p->splitFast);
+  // Three blocks an SM (t = 2): rows a group each.
+  p = planCudaCore(s, 2, GpuArch::SM90, star.diags);
+  ASSERT_TRUE(p && p->stream);
+  ASSERT_EQ(p->minBlocks, 3);
+  EXPECT_EQ(p->groupRows, 0);
+  EXPECT_FALSE(p->splitFast);
+  // The hidden flags: groups of 4 rows (16 bytes), or none.
+  s.hints.groupRows = 4;
+  p = planCudaCore(s, 6, GpuArch::SM90, star.diags);
+  EXPECT_EQ(p->groupRows, 4);
+  s.hints.groupRows = 0;
+  p = planCudaCore(s, 6, GpuArch::SM90, star.diags);
+  EXPECT_EQ(p->groupRows, 0);
+  EXPECT_FALSE(p->splitFast);
+  // A group must divide the iteration's rows and be 8 or 16 bytes.
+  s.hints.groupRows = 3;
+  EXPECT_EQ(planCudaCore(s, 6, GpuArch::SM90, star.diags)->groupRows, 0);
+  // 3-D: a star streams in groups; a box, whose taps in other columns lie
+  // in other rows, does not; nor does f64 by the rule.
+  Compiled star3("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+                 "u' = star(u, 1, [0.4, 0.1, 0.11, 0.09, 0.1, 0.12, 0.08]); }");
+  ASSERT_TRUE(star3.module) << star3.diagText;
+  p = planCudaCore(star3.stencil(), 2, GpuArch::SM90, star3.diags);
+  ASSERT_TRUE(p && p->stream && p->rows == 4) << star3.diagText;
+  EXPECT_EQ(p->groupRows, 2);
+  Compiled box("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+               "u' = box(u, 1, 0.01); }");
+  ASSERT_TRUE(box.module) << box.diagText;
+  p = planCudaCore(box.stencil(), 2, GpuArch::SM90, box.diags);
+  ASSERT_TRUE(p && p->stream);
+  EXPECT_EQ(p->groupRows, 0);
+  Stencil b = box.stencil();
+  b.hints.groupRows = 2;
+  EXPECT_EQ(planCudaCore(b, 2, GpuArch::SM90, box.diags)->groupRows, 0);
+  // The linear form (a sum of reads over a coefficient) streams in groups
+  // where its weights are constants, not where they come from a
+  // parameter (the kernel's arguments, in registers).
+  Compiled divide("stencil s { grid u : f32[3]; boundary u : clamp;\n"
+                  "u' = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0]\n"
+                  "      + u[0,0,-1] + u[0,0,1]) / 6.5; }");
+  ASSERT_TRUE(divide.module) << divide.diagText;
+  p = planCudaCore(divide.stencil(), 2, GpuArch::SM90, divide.diags);
+  ASSERT_TRUE(p && p->stream && p->linearForm && p->rows == 4);
+  EXPECT_EQ(p->groupRows, 2);
+  Compiled param("stencil s { param h : f32 = 6.5; grid u : f32[3];\n"
+                 "boundary u : clamp;\n"
+                 "u' = (u[-1,0,0] + u[1,0,0] + u[0,-1,0] + u[0,1,0]\n"
+                 "      + u[0,0,-1] + u[0,0,1]) / h; }");
+  ASSERT_TRUE(param.module) << param.diagText;
+  p = planCudaCore(param.stencil(), 2, GpuArch::SM90, param.diags);
+  ASSERT_TRUE(p && p->stream && p->linearForm && p->rows == 4);
+  EXPECT_EQ(p->groupRows, 0);
+  Compiled wide("stencil s { grid u : f64[2]; boundary u : fixed;\n"
+                "u' = star(u, 1, [0.4, 0.1, 0.11, 0.09, 0.3]); }");
+  ASSERT_TRUE(wide.module) << wide.diagText;
+  Stencil d = wide.stencil();
+  d.hints.stream2d = true;
+  p = planCudaCore(d, 6, GpuArch::SM90, wide.diags);
+  ASSERT_TRUE(p && p->stream && p->rows == 4) << wide.diagText;
+  EXPECT_EQ(p->groupRows, 0);
+  // Asked for, f64 pairs are 16 bytes.
+  d.hints.groupRows = 2;
+  EXPECT_EQ(planCudaCore(d, 6, GpuArch::SM90, wide.diags)->groupRows, 2);
+}
+
 TEST(CudaCorePlan, TwoDimensionalStripsSpanTwoColumns) {
   // In 2-D a strip is two columns wide, the tile stays even along axis 1,
   // and where the radius along axis 1 is odd the buffers take one spare

@@ -95,6 +95,18 @@ struct CudaCorePlan {
   /// the rings (ring / rows), which makes the level registers' shifts
   /// renames, or 1 where the reads of an iteration would spill.
   int unroll = 1;
+  /// The rings keep their rows in groups of `groupRows` rows (a divisor of
+  /// `rows`; a column's group 8 or 16 bytes), slab after slab: an
+  /// iteration reads the other columns' rows and writes its own a group an
+  /// access instead of a row (where every tap off the thread's own column
+  /// lies in its row: stars, not boxes; planGroupRows). A level writes
+  /// its rows r0 rows late, from its registers, so that the next level's
+  /// rows are whole groups. 0: a row an access.
+  int groupRows = 0;
+  /// The streaming loop's fast iterations (every row of every level away
+  /// from the domain's edge) in a copy of their own, where the edge tests
+  /// fold away: with the group ring (planGroupRows).
+  bool splitFast = false;
   /// Blocks per SM whose registers the streaming kernel's launch bounds
   /// reserve: a slab of fewer threads than the plan's 1024 gets as many
   /// resident threads (1024 / threads), not the registers of one block.

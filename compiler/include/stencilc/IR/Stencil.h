@@ -302,6 +302,14 @@ struct Hints {
   /// ring is filled by TMA where the target has it (sm_90 and later).
   /// Unset: off (CodeGen/CudaCorePlan, planStar).
   std::optional<bool> starTma;
+  /// From the hidden --group-rows (experiments): the rows of a group in the
+  /// streaming kernel's rings, read and written a group an access (0: one
+  /// row an access). Unset: the plan's rule (CodeGen/CudaCorePlan,
+  /// planGroupRows).
+  std::optional<int> groupRows;
+  /// From the hidden --split-fast (experiments): CudaCorePlan::splitFast.
+  /// Unset: with the group ring.
+  std::optional<bool> splitFast;
   /// From the hidden --stream-2d (experiments): a 2-D stencil of one grid
   /// streams along axis 0 (the streaming kernel) instead of taking the box
   /// kernel's tiles (CodeGen/CudaCorePlan, planStream).
