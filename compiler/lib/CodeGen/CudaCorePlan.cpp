@@ -105,7 +105,7 @@ static int streamUnroll(const Stencil &s, const CudaCorePlan &p) {
 /// The rule: groups of 2 rows at 4 rows an iteration, computing in f32,
 /// in a kernel of at most two blocks an SM, with the fast iterations in
 /// their own copy (splitFast). Measured on an H200 (docs/benchmarks.md,
-/// session 28), the `auto` programs against rows, same call: heat-2d 960
+/// session 28), the `auto` programs against rows, same call: heat-2d 961
 /// -> 1050 GStencils/s, star2d2r 737 -> 804, star2d3r 593 -> 687, star2d4r
 /// 430 -> 490, star-2d13p 553 -> 659, j2d9pt 798 -> 847, heat-3d 488 ->
 /// 495, in f16 479 -> 583; 13 of 16 faster (+1% to +22%), star2d1r and
