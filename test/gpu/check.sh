@@ -13,8 +13,8 @@
 # type (variant EX.TYPE.TARGETFUSE, e.g. heat-2d.f16.sptcauto), at the
 # depths TCFUSES (default: auto; box-2d9p adds 7, SPIDER's Box-2D1R case).
 # 3-D boxes of f16 and bf16 grids add the tensor-core plane kernel's
-# variants, EX.TYPE.tcplane and EX.TYPE.sptcplane (tc and sptc with
-# --tensor-plane, opt-in: docs/user-guide.md §6), as do the
+# variants, EX.TYPE.tcplane and EX.TYPE.sptcplane (tc and sptc without
+# --layout: docs/user-guide.md §6), as do the
 # boundary inputs PLANE_INPUTS (default: plane-mixed
 # plane-dirichlet of test/CodeGen/emulate/Inputs; checked, not timed).
 # TILES=none leaves out the variants EX.TYPE.tile1 and tile2 (f32 and f64,
@@ -87,7 +87,7 @@ src_of() {
 plane_inputs=${PLANE_INPUTS-plane-mixed plane-dirichlet}
 
 # The tensor-core plane kernel of 3-D boxes (f16 and bf16 grids, tc and
-# sptc with --tensor-plane: EX.TYPE.TARGETplane), kept where it applies.
+# sptc without --layout: EX.TYPE.TARGETplane), kept where it applies.
 generate_plane() { # example
   local ex=$1
   for tg in ${TARGETS-tc sptc}; do

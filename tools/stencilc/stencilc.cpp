@@ -183,10 +183,10 @@ cl::opt<std::string> explainOpt(
              "Without -o nothing else is written"));
 
 cl::opt<bool> tensorPlaneOpt(
-    "tensor-plane",
-    cl::desc("Run 3-D boxes of f16/bf16 grids on the tensor-core plane kernel "
-             "(--target=tc|sptc|auto; opt-in: checked on the GPU, slower than "
-             "the CUDA cores at radius 2 and not yet calibrated)"),
+    "tensor-plane", cl::init(true),
+    cl::desc("Run 3-D boxes of f16/bf16 grids on tensor cores with the "
+             "tensor-core plane kernel (default; --tensor-plane=false keeps "
+             "the matrix program)"),
     cl::cat(codegenCat));
 
 cl::opt<bool> tuneOpt(
@@ -248,6 +248,13 @@ cl::opt<bool> splitFastOpt(
     "split-fast", cl::Hidden,
     cl::desc("Give the streaming loop's fast iterations a copy of their "
              "own (default: with the group ring)"));
+
+// The dense tensor-core plane kernel's blocks a warp, for the GPU
+// experiments; hidden.
+cl::opt<int> planeBlocksOpt(
+    "plane-blocks", cl::init(0), cl::Hidden,
+    cl::desc("m16n8 blocks a warp owns in the dense tensor-core plane "
+             "kernel: 1, 2 or 4 (default: the plan's, 2)"));
 
 // The streaming kernel for 2-D stencils: a candidate of the cost model for
 // f32 grids (docs/cost-model.md, session 26); the flag fixes it, in any
@@ -456,6 +463,10 @@ std::optional<TuneResult> runTune(const Stencil &s,
   if (splitFastOpt.getNumOccurrences())
     o.commonFlags.push_back(std::string("--split-fast=") +
                             (splitFastOpt ? "true" : "false"));
+  if (planeBlocksOpt > 0)
+    o.commonFlags.push_back("--plane-blocks=" +
+                            std::to_string(planeBlocksOpt.getValue()));
+
   o.nvcc = nvccOpt;
   o.arch = archName(arch).str();
   static const char *const sizes[] = {"10240000", "10240x10240",
@@ -633,6 +644,9 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
     s.hints.groupRows = groupRowsOpt.getValue();
   if (splitFastOpt.getNumOccurrences())
     s.hints.splitFast = splitFastOpt.getValue();
+  if (planeBlocksOpt > 0)
+    s.hints.planeBlocks = planeBlocksOpt.getValue();
+
   std::optional<int> steps = req.fuse ? req.fuse : s.hints.fuse;
   if (steps && *steps > 0)
     mo.steps = steps;
@@ -719,7 +733,8 @@ chooseStrategy(Stencil &s, const StrategyRequest &req, const HardwareDesc &hw,
   if ((tensorPlane || st.plane) && st.target != Target::CudaCore) {
     s.matrix.reset();
     s.hints.fuse = 1;
-    s.hints.fuseByModel = false;
+    // One step a pass is the kernel's; labelled automatic unless asked for.
+    s.hints.fuseByModel = !steps || *steps == 0;
     s.hints.tensorPlane = st.target == Target::SparseTensorCore ? 2 : 1;
     st.steps = 1;
   } else if (st.target != Target::CudaCore) {
@@ -904,6 +919,12 @@ int compile(DiagnosticEngine &diags) {
       (starPipelineOpt < 0 || starPipelineOpt > 4)) {
     diags.error("--star-pipeline takes 0 to 4 planes, not " +
                 llvm::Twine(starPipelineOpt.getValue()));
+    return 1;
+  }
+  if (planeBlocksOpt.getNumOccurrences() && planeBlocksOpt != 1 &&
+      planeBlocksOpt != 2 && planeBlocksOpt != 4) {
+    diags.error("--plane-blocks takes 1, 2 or 4 blocks, not " +
+                llvm::Twine(planeBlocksOpt.getValue()));
     return 1;
   }
   std::optional<int> threads;

@@ -567,12 +567,14 @@ std::optional<CostCandidate> tensorCoreCandidate(const Context &x,
 
 /// The tensor-core plane kernel of 3-D boxes (TensorPlaneEmitter.cpp), one
 /// step per pass. Per m16n8 block (128 outputs) of each input plane, one
-/// mma.sp m16n8k32 (two mma.sync m16n8k16) per (dz, dy): (2 r0 + 1)
-/// (2 r1 + 1) / 128 sparse MMAs per output, at the unit's rate, times
+/// mma.sp m16n8k32 (sparse) or mma.sync m16n8k16 (dense) per (dz, dy):
+/// (2 r0 + 1) (2 r1 + 1) / 128 MMAs per output, at the unit's rate, times
 /// rho = (kT0 + 2 r0) / kT0 for the planes around a segment. Shared memory
-/// by bytes: per warp, plane and (dz, dy) one A fragment (512 bytes, 1024
-/// dense) for its kNB blocks; per (dy, block) one ldmatrix.x4 of B (512
-/// bytes) for the 2 r0 + 1 MMAs; the plane's box written once. The global
+/// by bytes, the plane's box written once, and per warp and plane: sparse,
+/// per (dz, dy) one compressed A (512 bytes) for its planeBlocks blocks and
+/// per (dy, block) one ldmatrix.x4 of B (512 bytes) for the 2 r0 + 1 MMAs;
+/// dense, per dy planeBlocks + 1 halves of the windows (256 bytes each) and
+/// per (dz, dy) one B (256 bytes) for the planeBlocks blocks. The global
 /// traffic is the plane kernel's: the boxes read, the tile written.
 std::optional<CostCandidate> tensorPlaneCandidate(const Context &x,
                                                   Target target) {
@@ -603,11 +605,13 @@ std::optional<CostCandidate> tensorPlaneCandidate(const Context &x,
   const double q = 2 * p->radius[0] + 1, dy = 2 * p->radius[1] + 1;
   const double rho = static_cast<double>(p->box(0)) / p->tile[0];
   const double nb = p->planeBlocks;
-  // Logical flops of the products: a k32 window for 16 x 8 outputs per
-  // (dz, dy), sparse or as two dense k16.
-  c.tCompute = rho * q * dy * (2.0 * 16 * 8 * 32) / 128 / peak * 1e9;
-  const double aBytes = (sparse ? 512.0 : 1024.0) * q * dy / (128 * nb);
-  const double bBytes = 512.0 * dy / 128;
+  // Logical flops of the products: a window of k32 (sparse) or k16 (dense)
+  // for 16 x 8 outputs per (dz, dy).
+  c.tCompute =
+      rho * q * dy * (2.0 * 16 * 8 * (sparse ? 32 : 16)) / 128 / peak * 1e9;
+  const double aBytes =
+      sparse ? 512.0 * q * dy / (128 * nb) : 256.0 * dy * (nb + 1) / (128 * nb);
+  const double bBytes = sparse ? 512.0 * dy / 128 : 256.0 * q * dy / (128 * nb);
   const double planeBytes = 2.0 * (p->tile[1] + 2 * p->radius[1]) *
                             (p->tile[2] + 16) / (p->tile[1] * p->tile[2]);
   c.tShared = rho * (aBytes + bBytes + planeBytes) / hw.sharedBandwidth * 1e9;

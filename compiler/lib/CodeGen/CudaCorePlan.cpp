@@ -593,35 +593,56 @@ bool stencilc::tensorPlaneApplies(const Stencil &s) {
   return s.updates.front().linear->taps.size() == box;
 }
 
-/// The tensor-core plane kernel (TensorPlaneEmitter.cpp): 8 warps, each
-/// owning 16 columns of axis 2 and 8 planeBlocks rows of axis 1, so a tile
-/// of 64 columns by 16 planeBlocks rows over segments of 128 planes. Each
-/// warp keeps 4 f32 per m16n8 block for each of the 2 r0 + 1 output planes
-/// in flight: 3 blocks at radius 1 (36 sums), 2 beyond (40 to 72), within
-/// the 128 registers of two blocks an SM (ptxas for sm_90 spilled 16 bytes
-/// at radius 1 with 4 blocks, 44 at radius 2 with 3).
+/// The tensor-core plane kernel (TensorPlaneEmitter.cpp), 8 warps over a
+/// tile of 64 columns (axis 2) and segments of 128 planes.
+///
+/// Sparse (mma.sp m16n8k32, the weights as A): each warp owns 16 columns
+/// and 8 planeBlocks rows, so the tile has 16 planeBlocks rows. It keeps 4
+/// f32 per m16n8 block for each of the 2 r0 + 1 output planes in flight:
+/// 3 blocks at radius 1 (36 sums), 2 beyond (40 to 72), within the 128
+/// registers of two blocks an SM (ptxas for sm_90 spilled 16 bytes at
+/// radius 1 with 4 blocks, 44 at radius 2 with 3).
+///
+/// Dense (mma.sync m16n8k16, the grid as A and the weights as B): each warp
+/// owns 16 rows and 8 planeBlocks columns, planeBlocks m16n8 blocks side by
+/// side, whose A fragments share their halves of 8 columns, and reads the
+/// B fragments of each (dz, dy) from a table in shared memory once for
+/// them. planeBlocks is 2 (--plane-blocks sets it): measured on an H200
+/// (docs/benchmarks.md, session 29) at 512^3 in f16, 2 blocks ran 206 /
+/// 154 / 115 / 89 GStencils/s at radius 1 / 2 / 3 / 4, 1 block 200 (B in
+/// registers) / 154 / 110 / 75 and 4 blocks 149 / 122 at radius 1 / 2 (4 f32
+/// sums a block for each of the 2 r0 + 1 planes: 48 and 80 registers);
+/// keeping B in registers (2 words a lane per (dz, dy)) won nothing at
+/// radius 1 and spilled at radius 2.
 static std::optional<CudaCorePlan>
 planTensorPlane(const Stencil &s, const CudaCorePlan &base, GpuArch arch) {
   CudaCorePlan p = planeBase(base);
   p.tensorPlane = s.hints.tensorPlane;
-  p.planeBlocks = base.radius[0] <= 1 ? 3 : 2;
+  const bool sparse = p.tensorPlane == 2;
+  const int64_t entries = (2 * p.radius[0] + 1) * (2 * p.radius[1] + 1);
+  // --plane-blocks takes 1, 2 or 4 (stencilc.cpp).
+  p.planeBlocks =
+      sparse ? (base.radius[0] <= 1 ? 3 : 2) : s.hints.planeBlocks.value_or(2);
+  // Dense: 8 / planeBlocks warps along axis 2, so planeBlocks along axis 1.
   p.tile = {128, 16 * p.planeBlocks, 64};
   p.threads = 256;
   p.minBlocks = 2;
-  // The compressed (sparse) or dense A of every (dz, dy): 32 lanes of 4 or
-  // 8 words; a ring of plane buffers of rows of 64 + 16 columns at a pitch
-  // of an odd number of 16-byte chunks (ldmatrix without bank conflicts);
-  // per warp, a staging tile of its 8 planeBlocks rows of 16 outputs at a
-  // pitch of 24 (stores of whole 32-byte sectors). As many buffers, up to
-  // 4, as leave two blocks an SM: loads of three planes in flight a block
-  // cover the DRAM latency that one plane's products (about 1 us) do not.
-  const int64_t entries = (2 * p.radius[0] + 1) * (2 * p.radius[1] + 1);
-  const int words = p.tensorPlane == 2 ? 4 : 8;
+  // The compressed (sparse) A of every (dz, dy), 32 lanes of 4 words, or
+  // the dense B, 32 lanes of 2 words; a ring of plane buffers of rows of
+  // 64 + 16 columns at a pitch of an odd number of 16-byte chunks (ldmatrix
+  // and 4-byte reads without bank conflicts); per warp, a staging tile of
+  // its outputs (sparse: 8 planeBlocks rows of 16 at a pitch of 24; dense:
+  // 16 rows of 8 planeBlocks at a pitch of 8 planeBlocks + 8), so that
+  // stores are whole 32-byte sectors. As many buffers, up to 4, as leave two
+  // blocks an SM: loads of three planes in flight a block cover the DRAM
+  // latency that one plane's products (about 1 us) do not.
+  const int64_t table = entries * 32 * (sparse ? 4 : 2) * 4;
   const int64_t rows = p.tile[1] + 2 * p.radius[1];
   const int64_t pitch = 88;
-  const int64_t staging = 8 * (8 * p.planeBlocks) * 24 * 2;
+  const int64_t staging = sparse ? 8 * (8 * p.planeBlocks) * 24 * 2
+                                 : 8 * 16 * (8 * p.planeBlocks + 8) * 2;
   auto bytes = [&](int stages) {
-    return entries * 32 * words * 4 + stages * rows * pitch * 2 + staging;
+    return table + stages * rows * pitch * 2 + staging;
   };
   p.planeStages = 2;
   for (int stages = 4; stages > 2 && p.planeStages == 2; --stages)

@@ -274,6 +274,10 @@ private:
   void emitTensorPlaneConstants();
   void emitTensorPlaneWeights();
   void emitTensorPlaneKernel();
+  void emitTensorPlaneSparseHelpers();
+  void emitTensorPlaneDenseHelpers();
+  void emitTensorPlaneSparseProducts();
+  void emitTensorPlaneDenseProducts();
   void emitTensorPlaneBound();
   /// The streaming kernel's ghost axes: slab axes with a dirichlet
   /// boundary, where the columns outside the domain hold the boundary

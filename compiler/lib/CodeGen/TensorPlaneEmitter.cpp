@@ -8,26 +8,38 @@
 // kStages shared-memory buffers, kStages - 1 planes loading by cp.async
 // while one is multiplied. The matrix products carry the sum:
 //
-//   out[z, y, x0 + m] = sum_{dz, dy} sum_k W(dz, dy)[m][k] in[z + dz, y + dy,
-//   x0 - 8 + k]
+//   out[z, y, x] = sum_{dz, dy} (W(dz, dy) applied along axis 2 to the row
+//   in[z + dz, y + dy, .])[x]
 //
-// where W(dz, dy) is the 16 x 32 banded Toeplitz matrix of the row (dz, dy)
-// of weights: W[m][k] = w[dz][dy][k - 8 - m] for |k - 8 - m| <= kR2. Each
-// m16n8 block of a warp holds 16 columns by 8 rows of one output plane; B
-// (32 input columns by 8 rows) comes from the plane buffer by one
-// ldmatrix.x4 per (dy, block), and serves the 2 kR0 + 1 output planes the
-// input plane contributes to, each with its own A(dz, dy) read from a table
-// in shared memory that the block builds from Args::tw.
+// where W(dz, dy) is the banded Toeplitz matrix of the row (dz, dy) of
+// weights. Each input plane serves the 2 kR0 + 1 output planes it
+// contributes to, each with its own W(dz, dy), so a warp keeps the partial
+// sums of 2 kR0 + 1 planes.
 //
-// mma.sp m16n8k32 (sptc) needs 2:4 sparsity along K, which a band of
-// 2 r + 1 consecutive columns breaks. Lanes with odd t therefore rotate
+// Sparse (mma.sp m16n8k32, sptc): W is A, 16 x 32 with W[m][k] =
+// w[dz][dy][k - 8 - m] for |k - 8 - m| <= kR2. Each m16n8 block of a warp
+// holds 16 columns by 8 rows of one output plane; B (32 input columns by 8
+// rows) comes from the plane buffer by one ldmatrix.x4 per (dy, block), and
+// A(dz, dy) from a table in shared memory that the block builds from
+// Args::tw. mma.sp needs 2:4 sparsity along K, which a band of 2 r + 1
+// consecutive columns breaks. Lanes with odd t therefore rotate
 // their four B registers by one (register j holds the natural chunk of
 // columns 8 ((j + 1) % 4) ..): hardware group i = 2 r + s then holds the
 // columns {8 r + 4 s, +1} and {8 ((r + 1) % 4) + 4 s + 2, +3}, pairs 10
 // columns apart, so any window of at most 9 consecutive columns (r <= 4)
 // meets each group at most twice. A is compressed along that order, and its
 // metadata, which depends only on the band, is the same for every (dz, dy).
-// mma.sync (tc) multiplies the dense W with the two halves of the same B.
+//
+// Dense (mma.sync m16n8k16, tc): the grid is A and W is B, 16 x 8 with
+// W[k][n] = w[dz][dy][k - 4 - n] for |k - 4 - n| <= kR2: block j of a warp
+// holds 16 rows by the 8 columns x0 + 8 j .., and its A is the 16 rows of
+// the window of columns x0 + 8 j - 4 .. x0 + 8 j + 11. Neighbouring blocks'
+// windows share a half of 8 columns, so kJ blocks side by side read kJ + 1
+// halves (two 4-byte words a lane each: the windows start 4 columns off the
+// 16-byte chunks that ldmatrix would need) per (plane, dy) for kJ (2 kR0 +
+// 1) MMAs. B does not depend on the grid: the 2 words a lane of every (dz,
+// dy) come from a table in shared memory that the block builds from
+// Args::tw, each read once for kJ MMAs.
 //
 // Memory: a chunk of 8 columns of a plane row whose points lie in the
 // domain loads as one 16-byte cp.async, 8 lanes to 8 consecutive slots of
@@ -52,21 +64,38 @@ static int tapIndex(const CudaCorePlan &plan, int dz, int dy, int dx) {
 
 void StencilEmitter::emitTensorPlaneConstants() {
   const bool sparse = plan.tensorPlane == 2;
-  out.line("constexpr int kNB = {}; // m16n8 blocks a warp owns along axis 1 "
-           "(8 rows each)",
-           plan.planeBlocks);
+  if (sparse) {
+    out.line("constexpr int kNB = {}; // m16n8 blocks a warp owns along axis 1 "
+             "(8 rows each)",
+             plan.planeBlocks);
+  } else {
+    out.line("constexpr int kJ = {}; // m16n8 blocks a warp owns along axis 2 "
+             "(16 rows by 8 columns)",
+             plan.planeBlocks);
+    out.line("constexpr int kWX = 8 / kJ, kWY = kJ; // warps along axes 2 and "
+             "1");
+  }
   out.line("constexpr int kQ = 2 * kR0 + 1, kDY = 2 * kR1 + 1, kDX = 2 * kR2 "
            "+ 1;");
   out.line("constexpr int kTaps = kQ * kDY * kDX;");
-  out.line("// A words per lane and (dz, dy): {}.",
-           sparse ? "one mma.sp m16n8k32's compressed A"
-                  : "two mma.sync m16n8k16's A");
-  out.line("constexpr int kAWords = {};", sparse ? 4 : 8);
-  out.line("constexpr int kAEntries = kQ * kDY;");
+  if (sparse) {
+    out.line("// A words per lane and (dz, dy): one mma.sp m16n8k32's "
+             "compressed A.");
+    out.line("constexpr int kAWords = 4;");
+    out.line("constexpr int kAEntries = kQ * kDY;");
+    out.line("constexpr size_t kTableBytes = size_t(kAEntries) * 32 * kAWords "
+             "* 4;");
+  } else {
+    out.line("constexpr int kEntries = kQ * kDY;");
+    out.line("// The B words (2 a lane) of every (dz, dy): 32 lanes of 8 bytes "
+             "each.");
+    out.line("constexpr size_t kTableBytes = size_t(kEntries) * 256;");
+  }
   out.line("constexpr int kB1 = kT1 + 2 * kR1; // rows of a plane's box");
   out.line("constexpr int kCols = kT2 + 16; // its columns: 8 either side");
   out.line("// Row pitch: an odd number of 16-byte chunks, so the 8 rows of an "
-           "ldmatrix\n// matrix fall on distinct banks.");
+           "ldmatrix\n// matrix, or of a warp's 4-byte reads, fall on distinct "
+           "banks.");
   out.line("constexpr int kP = 88;");
   out.line("constexpr int kPlane = kB1 * kP;");
   out.line("constexpr int kStages = {}; // plane buffers: kStages - 1 planes "
@@ -77,19 +106,30 @@ void StencilEmitter::emitTensorPlaneConstants() {
            "(no bank conflict); padding slots idle.");
   out.line("constexpr int kSlots = kB1 * (kP / 8);");
   out.line("constexpr int kLoads = (kSlots + kThreads - 1) / kThreads;");
-  out.line("// A warp's staging tile of outputs: 8 kNB rows of 16 at a pitch "
-           "of 24, which\n// neither the fragment's writes nor the rows' "
-           "16-byte reads meet twice in a bank.");
-  out.line("constexpr int kSP = 24, kStage = 8 * kNB * kSP, kOutChunks = 16 * "
-           "kNB;");
-  out.line("constexpr size_t kATableBytes = size_t(kAEntries) * 32 * kAWords "
-           "* 4;");
-  out.line("constexpr size_t kSmemBytes = kATableBytes + (kStages * "
+  if (sparse) {
+    out.line("// A warp's staging tile of outputs: 8 kNB rows of 16 at a pitch "
+             "of 24, which\n// neither the fragment's writes nor the rows' "
+             "16-byte reads meet twice in a bank.");
+    out.line("constexpr int kSP = 24, kStage = 8 * kNB * kSP, kOutChunks = 16 "
+             "* kNB;");
+  } else {
+    out.line("// A warp's staging tile of outputs: 16 rows of 8 kJ at a pitch "
+             "of 8 kJ + 8 (4 times\n// an odd number of words), which neither "
+             "the fragments' writes nor the rows'\n// 16-byte reads meet twice "
+             "in a bank.");
+    out.line("constexpr int kSP = 8 * kJ + 8, kStage = 16 * kSP, kOutChunks = "
+             "16 * kJ;");
+  }
+  out.line("constexpr size_t kSmemBytes = kTableBytes + (kStages * "
            "size_t(kPlane) + 8 * size_t(kStage)) * sizeof(Elem);");
   out.line("static_assert(kSmemBytes == {}, \"plan and kernel disagree\");",
            plan.sharedBytes);
-  out.line("static_assert(kThreads == 256 && kT2 == 64 && kT1 == 16 * kNB, "
-           "\"8 warps of 16 x 8 kNB outputs\");");
+  if (sparse)
+    out.line("static_assert(kThreads == 256 && kT2 == 64 && kT1 == 16 * kNB, "
+             "\"8 warps of 16 x 8 kNB outputs\");");
+  else
+    out.line("static_assert(kThreads == 256 && kT2 == 8 * kJ * kWX && kT1 == "
+             "16 * kWY, \"8 warps of 16 x 8 kJ outputs\");");
   out.line("static_assert(kP >= kCols && kP / 8 % 2 == 1 && kR2 <= 4, \"the "
            "pitch and the band\");");
   out.blank();
@@ -126,7 +166,6 @@ void StencilEmitter::emitTensorPlaneWeights() {
 }
 
 void StencilEmitter::emitTensorPlaneBound() {
-  const bool sparse = plan.tensorPlane == 2;
   const int entries = (2 * plan.radius[0] + 1) * (2 * plan.radius[1] + 1);
   out.line("static constexpr bool kTensorCore = true;");
   out.line("/// f16 and bf16 grid values are exact operands; the weights are "
@@ -134,9 +173,9 @@ void StencilEmitter::emitTensorPlaneBound() {
   out.line("static constexpr double kOperandRoundoff = 0.0, kOperandUnderflow "
            "= 0.0;");
   out.line("/// Products the tensor cores add into one output, zeros of the "
-           "band included.");
-  out.line("static constexpr int kTensorTaps = {};",
-           entries * (sparse ? 16 : 32));
+           "band included:\n/// a window of 16 (dense) or 2:4 of 32 "
+           "(sparse) per (dz, dy).");
+  out.line("static constexpr int kTensorTaps = {};", entries * 16);
   out.line("static constexpr bool kCentred = false;");
   const LinearForm &lf = *s.updateOf(updated.front())->linear;
   out.line("static constexpr int kBaseTaps = {};", lf.taps.size());
@@ -154,45 +193,26 @@ void StencilEmitter::emitTensorPlaneBound() {
            "- kR2;\n}}");
 }
 
-void StencilEmitter::emitTensorPlaneKernel() {
-  const int g = updated.front();
-  // The fixed band's test along axis a of coordinate `c` (frozenCondition's
-  // terms of that axis), or false.
-  auto axisFrozen = [&](int a, const std::string &c) {
-    std::string cond = frozenAxisCondition(g, a, c, "a.n");
-    return cond.empty() ? std::string("false") : "(" + cond + ")";
-  };
-  const Grid &grid = s.grids[g];
-  const Update &u = *s.updateOf(g);
-  const bool sparse = plan.tensorPlane == 2;
-  const std::string n = grid.name;
-  const std::string ty = s.elemType == ElemType::BF16 ? "bf16" : "f16";
-
-  emitTensorPlaneWeights();
-  out.blank();
+void StencilEmitter::emitTensorPlaneSparseHelpers() {
   out.line("/// Whether row m of W has a weight at window column c.");
   out.line("STENCILC_HD bool sc_tp_band(int m, int c) {{ return c - 8 - m >= "
            "-kR2 && c - 8 - m <= kR2; }}");
-  if (sparse) {
-    out.line("/// The window column (0 .. 31, input column x0 - 8 + column) at "
-             "position p of 2:4\n/// group i, in the order the rotated B "
-             "registers hold them.");
-    out.line(
-        "STENCILC_HD int sc_tp_col(int i, int p) {{ return 4 * (i % 2) + p "
-        "+ 8 * (p < 2 ? i / 2 : (i / 2 + 1) % 4); }}");
-    {
-      out.line("/// The two positions (p0 < p1) group i stores for row m: its "
-               "band columns,\n/// padded with zeros to a pair.");
-      auto fn = out.scope(
-          "STENCILC_HD void sc_tp_pair(int m, int i, int &p0, int &p1)");
-      out.line("p0 = p1 = -1;");
-      out.line("for (int p = 0; p < 4; ++p)\n  if (sc_tp_band(m, sc_tp_col(i, "
-               "p))) {{\n    if (p0 < 0)\n      p0 = p;\n    else\n      p1 = "
-               "p;\n  }}");
-      out.line(
-          "if (p0 < 0) {{\n  p0 = 0;\n  p1 = 1;\n}} else if (p1 < 0) {{\n  "
-          "p1 = p0 == 3 ? 3 : p0 + 1;\n  p0 = p0 == 3 ? 2 : p0;\n}}");
-    }
+  out.line("/// The window column (0 .. 31, input column x0 - 8 + column) at "
+           "position p of 2:4\n/// group i, in the order the rotated B "
+           "registers hold them.");
+  out.line("STENCILC_HD int sc_tp_col(int i, int p) {{ return 4 * (i % 2) + p "
+           "+ 8 * (p < 2 ? i / 2 : (i / 2 + 1) % 4); }}");
+  {
+    out.line("/// The two positions (p0 < p1) group i stores for row m: its "
+             "band columns,\n/// padded with zeros to a pair.");
+    auto fn = out.scope(
+        "STENCILC_HD void sc_tp_pair(int m, int i, int &p0, int &p1)");
+    out.line("p0 = p1 = -1;");
+    out.line("for (int p = 0; p < 4; ++p)\n  if (sc_tp_band(m, sc_tp_col(i, "
+             "p))) {{\n    if (p0 < 0)\n      p0 = p;\n    else\n      p1 = "
+             "p;\n  }}");
+    out.line("if (p0 < 0) {{\n  p0 = 0;\n  p1 = 1;\n}} else if (p1 < 0) {{\n  "
+             "p1 = p0 == 3 ? 3 : p0 + 1;\n  p0 = p0 == 3 ? 2 : p0;\n}}");
   }
   {
     out.line("/// Bits of row m of W(q, dy) at window column c (0 outside the "
@@ -213,45 +233,156 @@ void StencilEmitter::emitTensorPlaneKernel() {
     out.line("const int j = e / 128 % (kAWords / 4) * 4 + e % 4, ent = e / "
              "(32 * kAWords);");
     out.line("const int q = ent / kDY, dy = ent % kDY;");
-    if (sparse) {
-      out.line("// Compressed A of m16n8k32: register j holds row g + 8 (j & "
-               "1), group t + 4 (j >> 1).");
-      out.line("const int m = g + 8 * (j & 1), i = t + 4 * (j >> 1);");
-      out.line("int p0, p1;\nsc_tp_pair(m, i, p0, p1);");
-      out.line("return sc_tp_w(tw, q, dy, m, sc_tp_col(i, p0)) | "
-               "sc_tp_w(tw, q, dy, m, sc_tp_col(i, p1)) << 16;");
-    } else {
-      out.line("// A of m16n8k16 number j / 4 (window columns 16 (j / 4) ..): "
-               "register j % 4 holds\n// row g + 8 (j & 1), columns 2t, 2t + "
-               "1 (+ 8 for j % 4 >= 2).");
-      out.line("const int m = g + 8 * (j & 1), c = 16 * (j / 4) + 2 * t + 8 * "
-               "(j % 4 / 2);");
-      out.line("return sc_tp_w(tw, q, dy, m, c) | sc_tp_w(tw, q, dy, m, c + 1) "
-               "<< 16;");
-    }
+    out.line("// Compressed A of m16n8k32: register j holds row g + 8 (j & "
+             "1), group t + 4 (j >> 1).");
+    out.line("const int m = g + 8 * (j & 1), i = t + 4 * (j >> 1);");
+    out.line("int p0, p1;\nsc_tp_pair(m, i, p0, p1);");
+    out.line("return sc_tp_w(tw, q, dy, m, sc_tp_col(i, p0)) | "
+             "sc_tp_w(tw, q, dy, m, sc_tp_col(i, p1)) << 16;");
   }
+}
+
+void StencilEmitter::emitTensorPlaneDenseHelpers() {
+  {
+    out.line("/// Bits of W(q, dy) at window row k of output column n: the "
+             "weight of dx = k - 4 - n\n/// within the band, else 0.");
+    auto fn = out.scope("STENCILC_HD unsigned sc_tp_w(const unsigned short "
+                        "*tw, int q, int dy, int k, int n)");
+    out.line("const int dx = k - 4 - n;");
+    out.line("return dx >= -kR2 && dx <= kR2 ? tw[((2 * kR0 - q) * kDY + dy) "
+             "* kDX + dx + kR2] : 0u;");
+  }
+  {
+    out.line(
+        "/// Word e of the B fragments: entry (q, dy) = e / 64, lane e / 2 "
+        "% 32, register e % 2,\n/// which holds rows 2t + 8 (e % 2), + 1 "
+        "of column g of m16n8k16's B.");
+    auto fn = out.scope(
+        "STENCILC_HD unsigned sc_tp_bword(const unsigned short *tw, int e)");
+    out.line("const int lane = e / 2 % 32, g = lane / 4, t = lane % 4, ent = e "
+             "/ 64;");
+    out.line("const int q = ent / kDY, dy = ent % kDY, k = 2 * t + 8 * (e % "
+             "2);");
+    out.line(
+        "return sc_tp_w(tw, q, dy, k, g) | sc_tp_w(tw, q, dy, k + 1, g) << "
+        "16;");
+  }
+}
+
+void StencilEmitter::emitTensorPlaneSparseProducts() {
+  const std::string ty = s.elemType == ElemType::BF16 ? "bf16" : "f16";
+  out.line("#pragma unroll 1");
+  auto dyLoop = out.scope("for (int dy = 0; dy < kDY; ++dy)");
+  out.line("unsigned b[kNB][4];");
+  out.line("#pragma unroll");
+  out.line("for (int nb = 0; nb < kNB; ++nb) {{");
+  out.line("  unsigned l[4];");
+  out.line("  stencilc::rt::tc::ldmatrix_x4(l, sc_src + (dy + 8 * nb) * kP);");
+  out.line("  // Odd t: register j holds chunk (j + 1) % 4 (the 2:4 order of "
+           "the band).");
+  out.line("  const bool odd = sc_t & 1;");
+  out.line("#pragma unroll");
+  out.line("  for (int j = 0; j < 4; ++j)\n    b[nb][j] = odd ? l[(j + 1) & 3] "
+           ": l[j];");
+  out.line("}}");
+  out.line("#pragma unroll");
+  auto qLoop = out.scope("for (int q = 0; q < kQ; ++q)");
+  out.line(
+      "const unsigned *const sc_a = sc_tab + (q * kDY + dy) * 32 * kAWords "
+      "+ 4 * sc_lane;");
+  out.line("const uint4 sc_a0 = *reinterpret_cast<const uint4 *>(sc_a);");
+  out.line("const unsigned a0[4] = {{sc_a0.x, sc_a0.y, sc_a0.z, sc_a0.w}};");
+  out.line("#pragma unroll");
+  out.line("for (int nb = 0; nb < kNB; ++nb)");
+  out.line(
+      "  stencilc::rt::tc::mma_sp_m16n8k32_{}<0>(sc_acc[q][nb], a0, b[nb], "
+      "sc_meta);",
+      ty);
+}
+
+/// The dense products of one input plane: per dy, the kJ + 1 halves of the
+/// warp's windows (rows g and g + 8, columns 2t, 2t + 1 of each 8), then
+/// per output plane q one B for the kJ blocks. The dy loop unrolls, so
+/// that the next dy's reads overlap this one's MMAs (measured on an H200:
+/// 3-10% faster than a loop, though ptxas spills 24-28 bytes at radius 3
+/// and 4).
+void StencilEmitter::emitTensorPlaneDenseProducts() {
+  const std::string ty = s.elemType == ElemType::BF16 ? "bf16" : "f16";
+  out.line("#pragma unroll");
+  auto dyLoop = out.scope("for (int dy = 0; dy < kDY; ++dy)");
+  out.line("// Half i: window columns 8 i + 2t, + 1 of the rows g and g + 8.");
+  out.line("unsigned h[kJ + 1][2];");
+  out.line("#pragma unroll");
+  out.line("for (int i = 0; i <= kJ; ++i) {{");
+  out.line("  h[i][0] = *reinterpret_cast<const unsigned *>(sc_src + dy * kP + "
+           "8 * i);");
+  out.line(
+      "  h[i][1] = *reinterpret_cast<const unsigned *>(sc_src + (dy + 8) * "
+      "kP + 8 * i);");
+  out.line("}}");
+  out.line("#pragma unroll");
+  auto qLoop = out.scope("for (int q = 0; q < kQ; ++q)");
+  out.line("const uint2 sc_b = *reinterpret_cast<const uint2 *>(sc_tab + "
+           "((q * kDY + dy) * 32 + sc_lane) * 2);");
+  out.line("const unsigned w[2] = {{sc_b.x, sc_b.y}};");
+  out.line("#pragma unroll");
+  out.line("for (int j = 0; j < kJ; ++j) {{");
+  out.line("  const unsigned av[4] = {{h[j][0], h[j][1], h[j + 1][0], h[j + "
+           "1][1]}};");
+  out.line("  stencilc::rt::tc::mma_m16n8k16_{}(sc_acc[q][j], av, w);", ty);
+  out.line("}}");
+}
+
+void StencilEmitter::emitTensorPlaneKernel() {
+  const int g = updated.front();
+  // The fixed band's test along axis a of coordinate `c` (frozenCondition's
+  // terms of that axis), or false.
+  auto axisFrozen = [&](int a, const std::string &c) {
+    std::string cond = frozenAxisCondition(g, a, c, "a.n");
+    return cond.empty() ? std::string("false") : "(" + cond + ")";
+  };
+  const Grid &grid = s.grids[g];
+  const Update &u = *s.updateOf(g);
+  const bool sparse = plan.tensorPlane == 2;
+  const std::string n = grid.name;
+  const std::string ty = s.elemType == ElemType::BF16 ? "bf16" : "f16";
+
+  emitTensorPlaneWeights();
+  out.blank();
+  if (sparse)
+    emitTensorPlaneSparseHelpers();
+  else
+    emitTensorPlaneDenseHelpers();
   out.blank();
   out.line("// Unused: one step per pass, so the full kernel is the only one. "
-           "Args is a\n// __grid_constant__: sc_tp_aword indexes its weights "
-           "without a local copy.");
+           "Args is a\n// __grid_constant__: {} indexes its weights "
+           "without a local copy.",
+           sparse ? "sc_tp_aword" : "sc_tp_bword");
   out.line("template <bool Full>");
   out.line("__global__ void __launch_bounds__(kThreads, {}) {}_kernel(const "
            "__grid_constant__ Args a) {{",
            plan.minBlocks, s.name);
   out.indent();
   out.line("STENCILC_DYNAMIC_SHARED(sc_smem);");
-  out.line("unsigned *const sc_atab = reinterpret_cast<unsigned *>(sc_smem);");
+  const std::string nb = sparse ? "kNB" : "kJ";
+  out.line("unsigned *const sc_tab = reinterpret_cast<unsigned *>(sc_smem);");
   out.line("Elem *const sc_buf = reinterpret_cast<Elem *>(sc_smem + "
-           "kATableBytes);");
+           "kTableBytes);");
   emitTileOrigins();
   out.line("const long long sc_s0 = sc_rest * kT0;");
   out.line("// The tile's first column; its box starts 8 columns before.");
   out.line("const long long sc_x0 = o2 + kR2;");
   out.line("const int sc_lane = threadIdx.x % 32, sc_warp = threadIdx.x / 32;");
   out.line("const int sc_g = sc_lane / 4, sc_t = sc_lane % 4;");
-  out.line("const int sc_wx = sc_warp % 4, sc_wy = sc_warp / 4;");
-  out.line("for (int e = threadIdx.x; e < kAEntries * 32 * kAWords; e += "
-           "kThreads)\n  sc_atab[e] = sc_tp_aword(a.tw, e);");
+  if (sparse) {
+    out.line("const int sc_wx = sc_warp % 4, sc_wy = sc_warp / 4;");
+    out.line("for (int e = threadIdx.x; e < kAEntries * 32 * kAWords; e += "
+             "kThreads)\n  sc_tab[e] = sc_tp_aword(a.tw, e);");
+  } else {
+    out.line("const int sc_wx = sc_warp % kWX, sc_wy = sc_warp / kWX;");
+    out.line("for (int e = threadIdx.x; e < kEntries * 64; e += kThreads)\n "
+             " sc_tab[e] = sc_tp_bword(a.tw, e);");
+  }
   if (sparse) {
     out.line("// Metadata (selector 0): lane 4g holds groups 0-3, lane 4g + 1 "
              "groups 4-7; nibble j\n// covers row g + 8 (j >> 2), group j & "
@@ -271,11 +402,11 @@ void StencilEmitter::emitTensorPlaneKernel() {
   }
   out.line("// sc_acc[q][b]: block b's partial sums of the output plane q "
            "planes after the one\n// the current plane completes.");
-  out.line("float sc_acc[kQ][kNB][4];");
+  out.line("float sc_acc[kQ][{}][4];", nb);
   out.line("#pragma unroll\nfor (int q = 0; q < kQ; ++q)\n#pragma unroll\n  "
-           "for (int b = 0; b < kNB; ++b)\n#pragma unroll\n    for (int c = 0; "
+           "for (int b = 0; b < {}; ++b)\n#pragma unroll\n    for (int c = 0; "
            "c < 4; ++c)\n      sc_acc[q][b][c] = {};",
-           start);
+           nb, start);
   const bool frozen = !frozenCondition(g, "a.n").empty();
   out.line("const bool sc_vec = a.n2 % 8 == 0 && reinterpret_cast<unsigned "
            "long long>(a.in_{0}) % 16 == 0;",
@@ -329,19 +460,29 @@ void StencilEmitter::emitTensorPlaneKernel() {
   out.line(
       "// Output chunk k of this lane (16-byte chunk sc_lane + 32 k of the "
       "staging tile):\n// lanes 8j .. 8j + 7 read 8 consecutive rows of "
-      "one half, one bank group each.");
-  out.line("auto sc_orow = [&](int k) {{ const int ch = sc_lane + 32 * k; "
-           "return ch % 8 + 8 * (ch / 16); }};");
-  out.line("auto sc_ocol = [&](int k) {{ return 8 * ((sc_lane + 32 * k) / 8 % "
-           "2); }};");
+      "one chunk column, one bank group each.");
+  if (sparse) {
+    out.line("auto sc_orow = [&](int k) {{ const int ch = sc_lane + 32 * k; "
+             "return ch % 8 + 8 * (ch / 16); }};");
+    out.line("auto sc_ocol = [&](int k) {{ return 8 * ((sc_lane + 32 * k) / 8 "
+             "% 2); }};");
+  } else {
+    out.line("auto sc_orow = [&](int k) {{ return (sc_lane + 32 * k) % 16; "
+             "}};");
+    out.line("auto sc_ocol = [&](int k) {{ return 8 * ((sc_lane + 32 * k) / "
+             "16); }};");
+  }
+  // The warp's first output row and column in the tile.
+  const std::string wrow = sparse ? "8 * kNB * sc_wy" : "16 * sc_wy";
+  const std::string wcol = sparse ? "16 * sc_wx" : "8 * kJ * sc_wx";
   out.line("// Bit k: chunk k lies in the domain and outside the fixed band "
            "along axes 1 and 2,\n// so it stores as one 16-byte write.");
   out.line("unsigned sc_ofast = 0;");
   out.line("#pragma unroll");
   {
     auto k = out.scope("for (int k = 0; k < (kOutChunks + 31) / 32; ++k)");
-    out.line("const long long g1 = o1 + kR1 + 8 * kNB * sc_wy + sc_orow(k);");
-    out.line("const long long g2 = sc_x0 + 16 * sc_wx + sc_ocol(k);");
+    out.line("const long long g1 = o1 + kR1 + {} + sc_orow(k);", wrow);
+    out.line("const long long g2 = sc_x0 + {} + sc_ocol(k);", wcol);
     out.line("bool fast = sc_ovec && g1 < a.n1 && g2 + 8 <= a.n2 && !{};",
              axisFrozen(1, "g1"));
     if (frozen)
@@ -351,11 +492,20 @@ void StencilEmitter::emitTensorPlaneKernel() {
   }
   out.line("Elem *const sc_stg = sc_buf + kStages * kPlane + sc_warp * "
            "kStage;");
-  out.line("// This lane's ldmatrix row: row lane % 8 of matrix lane / 8, the "
-           "window's columns\n// 8 (lane / 8) ..; block b's window starts at "
-           "box row 8 (kNB wy + b) + dy.");
-  out.line("const int sc_lrow = 8 * kNB * sc_wy + sc_lane % 8, sc_lcol = 16 * "
-           "sc_wx + 8 * (sc_lane / 8);");
+  if (sparse) {
+    out.line(
+        "// This lane's ldmatrix row: row lane % 8 of matrix lane / 8, the "
+        "window's columns\n// 8 (lane / 8) ..; block b's window starts at "
+        "box row 8 (kNB wy + b) + dy.");
+    out.line("const int sc_lrow = 8 * kNB * sc_wy + sc_lane % 8, sc_lcol = 16 "
+             "* sc_wx + 8 * (sc_lane / 8);");
+  } else {
+    out.line("// This lane's A words: box rows 16 wy + g (+ 8) + dy, from "
+             "column 2t of the first\n// block's window, which starts 4 "
+             "columns before its outputs (box column 8 kJ wx + 4).");
+    out.line("const int sc_lrow = 16 * sc_wy + sc_g, sc_lcol = 8 * kJ * sc_wx "
+             "+ 4 + 2 * sc_t;");
+  }
   out.line("// The ring: plane p in buffer sc_rd, plane p + kStages - 1 into "
            "sc_wr.");
   out.line("int sc_rd = 0, sc_wr = kStages - 1;");
@@ -373,56 +523,10 @@ void StencilEmitter::emitTensorPlaneKernel() {
              "sc_lrow * kP + sc_lcol;");
     out.line("sc_wr = sc_rd;");
     out.line("sc_rd = sc_rd + 1 == kStages ? 0 : sc_rd + 1;");
-    out.line("#pragma unroll 1");
-    {
-      auto dyLoop = out.scope("for (int dy = 0; dy < kDY; ++dy)");
-      out.line("unsigned b[kNB][4];");
-      out.line("#pragma unroll");
-      out.line("for (int nb = 0; nb < kNB; ++nb) {{");
-      out.line("  unsigned l[4];");
-      out.line("  stencilc::rt::tc::ldmatrix_x4(l, sc_src + (dy + 8 * nb) * "
-               "kP);");
-      if (sparse) {
-        out.line("  // Odd t: register j holds chunk (j + 1) % 4 (the 2:4 "
-                 "order of the band).");
-        out.line("  const bool odd = sc_t & 1;");
-        out.line("#pragma unroll");
-        out.line("  for (int j = 0; j < 4; ++j)\n    b[nb][j] = odd ? l[(j + "
-                 "1) & 3] : l[j];");
-      } else {
-        out.line("#pragma unroll");
-        out.line("  for (int j = 0; j < 4; ++j)\n    b[nb][j] = l[j];");
-      }
-      out.line("}}");
-      out.line("#pragma unroll");
-      auto qLoop = out.scope("for (int q = 0; q < kQ; ++q)");
-      out.line("const unsigned *const sc_a = sc_atab + (q * kDY + dy) * 32 * "
-               "kAWords + 4 * sc_lane;");
-      out.line("const uint4 sc_a0 = *reinterpret_cast<const uint4 *>(sc_a);");
-      out.line("const unsigned a0[4] = {{sc_a0.x, sc_a0.y, sc_a0.z, "
-               "sc_a0.w}};");
-      if (!sparse) {
-        out.line("const uint4 sc_a1 = *reinterpret_cast<const uint4 *>(sc_a + "
-                 "128);");
-        out.line("const unsigned a1[4] = {{sc_a1.x, sc_a1.y, sc_a1.z, "
-                 "sc_a1.w}};");
-      }
-      out.line("#pragma unroll");
-      out.line("for (int nb = 0; nb < kNB; ++nb) {{");
-      if (sparse) {
-        out.line("  stencilc::rt::tc::mma_sp_m16n8k32_{}<0>(sc_acc[q][nb], a0, "
-                 "b[nb], sc_meta);",
-                 ty);
-      } else {
-        out.line("  const unsigned b0[2] = {{b[nb][0], b[nb][1]}}, b1[2] = "
-                 "{{b[nb][2], b[nb][3]}};");
-        out.line("  stencilc::rt::tc::mma_m16n8k16_{}(sc_acc[q][nb], a0, b0);",
-                 ty);
-        out.line("  stencilc::rt::tc::mma_m16n8k16_{}(sc_acc[q][nb], a1, b1);",
-                 ty);
-      }
-      out.line("}}");
-    }
+    if (sparse)
+      emitTensorPlaneSparseProducts();
+    else
+      emitTensorPlaneDenseProducts();
     out.line("// This plane completed output plane sc_s0 + sc_p - 2 kR0: "
              "c_i of block b is column\n// x0 + g + 8 (i >> 1), row y0 + 8 b + "
              "2t + (i & 1). Through the warp's staging\n// tile, each row's 16 "
@@ -430,11 +534,17 @@ void StencilEmitter::emitTensorPlaneKernel() {
     {
       auto store = out.scope("if (sc_p >= 2 * kR0)");
       out.line("#pragma unroll");
-      out.line("for (int nb = 0; nb < kNB; ++nb)");
+      out.line("for (int nb = 0; nb < {}; ++nb)", nb);
       out.line("#pragma unroll");
       out.line("  for (int c = 0; c < 4; ++c)");
-      out.line("    sc_stg[(8 * nb + 2 * sc_t + (c & 1)) * kSP + sc_g + 8 * (c "
-               ">> 1)] = stencilc::rt::Convert<Elem>::from(sc_acc[0][nb][c]);");
+      if (sparse)
+        out.line("    sc_stg[(8 * nb + 2 * sc_t + (c & 1)) * kSP + sc_g + 8 * "
+                 "(c >> 1)] = "
+                 "stencilc::rt::Convert<Elem>::from(sc_acc[0][nb][c]);");
+      else
+        out.line("    sc_stg[(sc_g + 8 * (c >> 1)) * kSP + 8 * nb + 2 * sc_t + "
+                 "(c & 1)] = "
+                 "stencilc::rt::Convert<Elem>::from(sc_acc[0][nb][c]);");
       out.line("__syncwarp();");
       out.line("const long long sc_z = sc_s0 + sc_p - 2 * kR0;");
       out.line("const bool sc_fz0 = {};", axisFrozen(0, "sc_z"));
@@ -446,10 +556,10 @@ void StencilEmitter::emitTensorPlaneKernel() {
         out.line("const Elem *const sc_s = sc_stg + sc_orow(k) * kSP + "
                  "sc_ocol(k);");
         out.line("// Coordinates in int: fewer registers beside the sums.");
-        out.line("const int g1 = static_cast<int>(o1) + kR1 + 8 * kNB * sc_wy "
-                 "+ sc_orow(k);");
-        out.line("const int g2 = static_cast<int>(sc_x0) + 16 * sc_wx + "
-                 "sc_ocol(k);");
+        out.line("const int g1 = static_cast<int>(o1) + kR1 + {} + sc_orow(k);",
+                 wrow);
+        out.line("const int g2 = static_cast<int>(sc_x0) + {} + sc_ocol(k);",
+                 wcol);
         out.line("const long long sc_o = (sc_z * a.n1 + g1) * a.n2 + g2;");
         out.line("if (!sc_fz0 && (sc_ofast >> k & 1u)) {{");
         out.line("  *reinterpret_cast<uint4 *>(a.out_{} + sc_o) = "
@@ -473,10 +583,10 @@ void StencilEmitter::emitTensorPlaneKernel() {
       out.line("__syncwarp();");
     }
     out.line("#pragma unroll\nfor (int q = 0; q < kQ; ++q)\n#pragma unroll\n  "
-             "for (int b = 0; b < kNB; ++b)\n#pragma unroll\n    for (int c = "
+             "for (int b = 0; b < {}; ++b)\n#pragma unroll\n    for (int c = "
              "0; c < 4; ++c)\n      sc_acc[q][b][c] = q + 1 < kQ ? sc_acc[q + "
              "1][b][c] : {};",
-             start);
+             nb, start);
   }
   out.dedent();
   out.line("}}");

@@ -355,6 +355,43 @@ TEST(CudaCorePlan, StarsStreamThroughRingsOfRowGroups) {
   EXPECT_EQ(planCudaCore(d, 6, GpuArch::SM90, wide.diags)->groupRows, 2);
 }
 
+TEST(CudaCorePlan, TheTensorPlaneKernelsTileTheirWarps) {
+  // A 3-D f16 box of radius 2: the dense kernel's warps own 16 rows by 2
+  // blocks of 8 columns (tile 32 x 64), with a B table of 256 bytes per
+  // (dz, dy); the sparse one's 16 columns by 2 blocks of 8 rows, with a
+  // compressed A of 512. Both: a ring of plane buffers of 36 rows at a
+  // pitch of 88 and 8 staging tiles of 384 elements, two blocks an SM.
+  Compiled box("stencil s { grid u : f16[3]; boundary u : clamp;\n"
+               "u' = box(u, 2, 0.01); }");
+  ASSERT_TRUE(box.module) << box.diagText;
+  Stencil s = box.stencil();
+  ASSERT_TRUE(tensorPlaneApplies(s));
+  for (int kind : {1, 2}) {
+    SCOPED_TRACE(kind);
+    s.hints.tensorPlane = kind;
+    auto p = planCudaCore(s, 1, GpuArch::SM90, box.diags);
+    ASSERT_TRUE(p) << box.diagText;
+    EXPECT_EQ(p->tensorPlane, kind);
+    EXPECT_EQ(p->planeBlocks, 2);
+    EXPECT_EQ(p->tile, (std::array<int, 3>{128, 32, 64}));
+    EXPECT_EQ(p->minBlocks, 2);
+    const int64_t table = 25 * (kind == 1 ? 256 : 512);
+    EXPECT_EQ(p->sharedBytes,
+              table + p->planeStages * 36 * 88 * 2 + 8 * 384 * 2);
+    EXPECT_LE(2 * p->sharedBytes, sharedBytesPerSM(GpuArch::SM90));
+  }
+  // The hidden --plane-blocks: the dense warps' blocks, and the tile's
+  // rows with them (8 / blocks warps along axis 2).
+  s.hints.tensorPlane = 1;
+  for (int blocks : {1, 4}) {
+    s.hints.planeBlocks = blocks;
+    auto p = planCudaCore(s, 1, GpuArch::SM90, box.diags);
+    ASSERT_TRUE(p) << blocks;
+    EXPECT_EQ(p->planeBlocks, blocks);
+    EXPECT_EQ(p->tile[1], 16 * blocks);
+  }
+}
+
 TEST(CudaCorePlan, TwoDimensionalStripsSpanTwoColumns) {
   // In 2-D a strip is two columns wide, the tile stays even along axis 1,
   // and where the radius along axis 1 is odd the buffers take one spare

@@ -161,9 +161,10 @@ struct CudaCorePlan {
   /// side.
   int starWidth() const { return tile[2] + 2 * starSide * planeCols; }
   /// The tensor-core plane kernel (3-D boxes of f16/bf16 grids,
-  /// TensorPlaneEmitter.cpp), with `plane` set: 1 for mma.sync m16n8k16,
-  /// 2 for mma.sp m16n8k32. A warp owns 16 columns (axis 2) by
-  /// 8 `planeBlocks` rows (axis 1) of outputs.
+  /// TensorPlaneEmitter.cpp): 1 for mma.sync m16n8k16, 2 for mma.sp
+  /// m16n8k32. A warp owns 16 columns (axis 2) by 8 `planeBlocks` rows
+  /// (axis 1) of outputs (sparse), or 16 rows by 8 `planeBlocks` columns
+  /// (dense).
   int tensorPlane = 0;
   int planeBlocks = 1;
   /// Its ring of plane buffers: planes p + 1 .. p + planeStages - 1 load

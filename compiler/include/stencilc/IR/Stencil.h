@@ -310,6 +310,10 @@ struct Hints {
   /// From the hidden --split-fast (experiments): CudaCorePlan::splitFast.
   /// Unset: with the group ring.
   std::optional<bool> splitFast;
+  /// From the hidden --plane-blocks (experiments): the dense tensor-core
+  /// plane kernel's CudaCorePlan::planeBlocks. Unset: the plan's
+  /// (planTensorPlane).
+  std::optional<int> planeBlocks;
   /// From the hidden --stream-2d (experiments): a 2-D stencil of one grid
   /// streams along axis 0 (the streaming kernel) instead of taking the box
   /// kernel's tiles (CodeGen/CudaCorePlan, planStream).
