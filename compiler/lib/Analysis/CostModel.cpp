@@ -743,6 +743,27 @@ stencilc::evaluateCandidates(const Stencil &s, const CostModelOptions &o,
       st.steps = o.steps ? *o.steps : 0;
       st.r1 = 4;
       st.r2 = s.dims == 1 ? 1 : 4;
+      // 16-bit 2:4 decompose at every depth its fused radius allows:
+      // layout search scores the plain decompose layout, while
+      // buildTensorCoreProgram builds the 16-row one up to a fused width of
+      // 15 and the plain one past it, so the searched depth can be the
+      // worst one (box2d2r: t = 4, 191 predicted and 196 measured on an
+      // H200, where t = 3 is predicted 1272 and measured 1286). The other
+      // layouts are built as they were searched.
+      const bool everyDepth =
+          target == Target::SparseTensorCore && elemTypeBytes(s.elemType) == 2;
+      if (layout == MatrixLayout::Decompose && everyDepth && !o.steps) {
+        int radius = std::max(1, s.radius());
+        int deepest = kMaxRadius / radius;
+        if (o.searchMaxSteps > 0)
+          deepest = std::min(deepest, o.searchMaxSteps);
+        for (int t = 1; t <= deepest; ++t) {
+          st.steps = t;
+          if (std::optional<CostCandidate> c = tensorCoreCandidate(x, st))
+            out.push_back(*c);
+        }
+        continue;
+      }
       bool sparse = target == Target::SparseTensorCore;
       for (const LayoutCandidate &lc : searched) {
         if (lc.layout != layout || lc.shape.sparse != sparse ||

@@ -165,8 +165,61 @@ TEST(CostModel, CandidatesAndChoice) {
   }
   EXPECT_EQ(chosen, 1);
   EXPECT_EQ(cudaCore, 6); // t = 1, 2, 3, 4, 6, 8
-  EXPECT_EQ(tensor, 6);   // {tc, sptc} x {decompose, morph, flatten}
+  // tc x {decompose, morph, flatten}; sptc x (decompose at t = 1..8,
+  // morph, flatten)
+  EXPECT_EQ(tensor, 13);
   EXPECT_TRUE(all.front().chosen);
+}
+
+const char *const kBox2d2r = R"(
+stencil box2 {
+  grid u : f16[2];
+  boundary u : fixed;
+  u' = 0.03 * (u[-2,-2] + u[-2,-1] + u[-2,0] + u[-2,1] + u[-2,2]
+             + u[-1,-2] + u[-1,-1] + u[-1,0] + u[-1,1] + u[-1,2]
+             + u[0,-2] + u[0,-1] + u[0,1] + u[0,2]
+             + u[1,-2] + u[1,-1] + u[1,0] + u[1,1] + u[1,2]
+             + u[2,-2] + u[2,-1] + u[2,0] + u[2,1] + u[2,2]) + 0.28 * u;
+}
+)";
+
+TEST(CostModel, SparseHalfDecomposeIsACandidateAtEveryDepth) {
+  // Layout search's own depth for a radius-2 box is t = 4, a fused width
+  // of 17 that leaves the 16-row 2:4 layout; the model weighs every depth
+  // the fused radius allows (8 / 2) and takes its best, whichever it is.
+  Compiled c(kBox2d2r);
+  ASSERT_TRUE(c.module) << c.diagText;
+  CostModelOptions o;
+  o.target = Target::SparseTensorCore;
+  o.layout = MatrixLayout::Decompose;
+  std::vector<CostCandidate> all = evaluateCandidates(c.stencil(), o, c.diags);
+  ASSERT_EQ(all.size(), 4u) << c.diagText;
+  std::vector<int> depths;
+  for (const CostCandidate &k : all) {
+    EXPECT_EQ(k.strategy.layout, MatrixLayout::Decompose);
+    depths.push_back(k.strategy.steps);
+  }
+  std::sort(depths.begin(), depths.end());
+  EXPECT_EQ(depths, (std::vector<int>{1, 2, 3, 4}));
+  EXPECT_TRUE(all.front().chosen);
+  // A fixed depth is the only one.
+  o.steps = 2;
+  all = evaluateCandidates(c.stencil(), o, c.diags);
+  ASSERT_EQ(all.size(), 1u);
+  EXPECT_EQ(all.front().strategy.steps, 2);
+  // --search-max-steps bounds the depths.
+  o.steps.reset();
+  o.searchMaxSteps = 2;
+  EXPECT_EQ(evaluateCandidates(c.stencil(), o, c.diags).size(), 2u);
+  // Dense tensor cores, and f32 on sparse ones, build the layout layout
+  // search scored, at its depth: one candidate.
+  o.searchMaxSteps = 0;
+  o.target = Target::TensorCore;
+  EXPECT_EQ(evaluateCandidates(c.stencil(), o, c.diags).size(), 1u);
+  Stencil f32 = c.stencil();
+  f32.setElemType(ElemType::F32);
+  o.target = Target::SparseTensorCore;
+  EXPECT_EQ(evaluateCandidates(f32, o, c.diags).size(), 1u);
 }
 
 TEST(CostModel, PrecisionPolicyDecidesHowF32UsesTensorCores) {
@@ -186,7 +239,7 @@ TEST(CostModel, PrecisionPolicyDecidesHowF32UsesTensorCores) {
     EXPECT_EQ(k.splitMmas, tensor ? 4 : 0) << k.strategy.label();
     split += tensor;
   }
-  EXPECT_EQ(split, 6);
+  EXPECT_EQ(split, 6); // f32: every layout at layout search's depth
   // split-tf32: only the tensor cores.
   o.precision = Precision::SplitTF32;
   for (const CostCandidate &k : evaluateCandidates(s, o, c.diags)) {

@@ -147,7 +147,8 @@ struct CostModelOptions {
 
 /// Every candidate for `stencil` (CUDA cores at t in {1,2,3,4,6,8} with
 /// t * r <= 8 that fit shared memory; each tensor-core target and layout at
-/// layout search's depth), scored, the fastest allowed one marked chosen.
+/// layout search's depth, but 2:4 decompose of 16-bit grids at every depth
+/// with t * r <= 8), scored, the fastest allowed one marked chosen.
 /// Best prediction first. Empty only after an error is reported (nothing
 /// allowed and buildable).
 std::vector<CostCandidate> evaluateCandidates(const Stencil &stencil,
